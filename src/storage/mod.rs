@@ -1,0 +1,101 @@
+//! Object storage behind a dataset. Knows nothing of netCDF or Zarr: a store
+//! maps validated keys (`a/b/.zarray`, `v/0.1`) to byte objects.
+//!
+//! A missing object is `Ok(None)`, never an error. Every backend passes the one
+//! conformance suite in `tests/storage_conformance.rs`.
+#![forbid(unsafe_code)]
+
+pub mod file;
+pub mod memory;
+
+use crate::error::{NcError, NcResult};
+
+/// The largest metadata object (JSON) the library will read: 64 MiB.
+pub const MAX_METADATA_BYTES: u64 = 64 << 20;
+
+/// A validated object key: '/'-separated segments, no leading or trailing '/',
+/// no empty, `.` or `..` segment, no NUL or backslash. The root is the empty key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(String);
+
+impl Key {
+    pub fn root() -> Key {
+        Key(String::new())
+    }
+
+    /// Validate a key (leading '/' tolerated and dropped).
+    pub fn new(s: &str) -> NcResult<Key> {
+        let s = s.strip_prefix('/').unwrap_or(s);
+        if s.is_empty() {
+            return Ok(Key::root());
+        }
+        for seg in s.split('/') {
+            if seg.is_empty() || seg == "." || seg == ".." || seg.contains(['\0', '\\']) {
+                crate::nclog!(crate::log::Level::Error, "invalid storage key {:?}", s);
+                return Err(NcError::Inval);
+            }
+        }
+        Ok(Key(s.to_string()))
+    }
+
+    /// This key with one more segment (validated).
+    pub fn join(&self, seg: &str) -> NcResult<Key> {
+        if self.0.is_empty() {
+            Key::new(seg)
+        } else {
+            Key::new(&format!("{}/{}", self.0, seg))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn segments(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/').filter(|s| !s.is_empty())
+    }
+}
+
+/// What a backend can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Objects can be written once only (zip as netcdf-c writes it).
+    pub write_once: bool,
+    /// Ranged reads are cheap (no need to fetch a whole object for a part of it).
+    pub ranged_reads: bool,
+}
+
+/// A byte-object store. Implementations are thread-safe: the engine reads and
+/// writes chunks from several threads at once.
+pub trait Store: Send + Sync + std::fmt::Debug {
+    /// The whole object, or None when absent. An object larger than `max_len`
+    /// is an error (`NC_ENCZARR`) and is never read into memory.
+    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>>;
+
+    /// `len` bytes from `offset`, or None when the object is absent. A range
+    /// past the end of the object is `NC_ENCZARR` (a truncated object).
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>>;
+
+    /// Size of an object, or None when absent.
+    fn len(&self, key: &Key) -> NcResult<Option<u64>>;
+
+    /// Write an object, replacing any previous one atomically: a reader sees
+    /// the old or the new content, never a mixture, and a crash leaves one of the two.
+    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()>;
+
+    /// Delete an object, or every object below `key` when it is a prefix. Absent is fine.
+    fn delete(&self, key: &Key) -> NcResult<()>;
+
+    /// Names of the immediate children of `prefix` (one segment each, sorted):
+    /// objects and "directories" that lead to objects.
+    fn list(&self, prefix: &Key) -> NcResult<Vec<String>>;
+
+    /// Make everything written so far durable (survives a kill -9 and a crash).
+    fn flush(&self) -> NcResult<()>;
+
+    fn capabilities(&self) -> Capabilities;
+}
