@@ -1,1 +1,730 @@
-//! Directory-tree store (one file per key).
+//! Directory-tree store (one file per key), netcdf-c's `zmap_file`.
+//!
+//! A dataset is a directory; the key `a/b/.zarray` is the file
+//! `<root>/a/b/.zarray`. Directories are created `0o770` and files `0o660`
+//! (both reduced by the umask), as netcdf-c does.
+//!
+//! Everything on disk is treated as hostile input:
+//! - reads follow symbolic links but only ever read regular files: a FIFO,
+//!   socket or device where an object should be is an error (`NC_ENCZARR`),
+//!   found by `stat` before opening and opened non-blocking in any case, so a
+//!   FIFO never blocks us;
+//! - `get` compares the size with its limit before allocating anything and
+//!   never reads more than limit + 1 bytes (the file may grow meanwhile);
+//! - writes never go through a link at the key: `put` writes a temporary file
+//!   in the target's directory (created exclusively, so never through a link),
+//!   `fdatasync`s it and renames it over the key. The rename replaces a
+//!   symbolic link itself and makes the replacement atomic for readers;
+//!   the data sync before it makes it atomic across a crash too (the name
+//!   never points at a half-written file). A failed put removes its temporary
+//!   file and leaves the old object as it was. Intermediate directories that
+//!   are links to directories are followed, as netcdf-c does.
+//! - `flush` `fsync`s every directory whose entries changed since the last
+//!   flush, which makes the renames, creations and deletions durable.
+//!
+//! Temporary files are named `.nczarr-tmp.<pid>.<n>`; `list` hides them and no
+//! key may have a segment starting with `.nczarr-tmp.` (`NC_EINVAL`).
+//!
+//! Deleting an object also removes the directories it leaves empty (up to the
+//! dataset root), so that `list` only shows directories leading to objects,
+//! as the other backends do.
+//!
+//! Errors from the operating system map to netCDF codes as follows (each with
+//! a log line naming the operation, the path and the system message):
+//!
+//! | errno | NcError | why |
+//! |---|---|---|
+//! | ENOENT, ENOTDIR on a read | `Ok(None)` / empty list | the object is absent |
+//! | EACCES, EPERM | `Auth` (-78) | what netcdf-c's zmap_file returns |
+//! | EROFS | `Perm` (-37) | "Write to read only" |
+//! | ENOSPC, EDQUOT, EFBIG | `CantWrite` (-103) | the write itself failed |
+//! | EIO | `Io` (-68) | |
+//! | ENOMEM | `NoMem` (-61) | |
+//! | EMFILE, ENFILE | `NFile` (-34) | "Too many files open" |
+//! | ENAMETOOLONG | `Inval` (-36) | key too long for this file system |
+//! | ELOOP | `NcZarr` (-137) | symbolic link loop in the tree |
+//! | EISDIR, ENOTDIR, EEXIST on a write | `Object` (-140) | a key is both an object and a prefix |
+//! | ENOTEMPTY | `CantRemove` (-91) | a directory could not be removed |
+//! | ENOENT on a write | `NoObject` (-141) | the dataset directory vanished |
+//! | anything else | `Io` (-68) | |
+//!
+//! Writing to a store opened read-only is `Perm` (-37) without any system call.
+
+use std::collections::BTreeSet;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Capabilities, Key, Store};
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+
+/// Names of our temporary files start with this.
+const TMP_PREFIX: &str = ".nczarr-tmp.";
+
+/// Objects whose presence at the root marks a directory as a Zarr dataset
+/// (`.nczarr` is NCZarr format 1, read by netcdf-c up to 4.9.2).
+const ZARR_MARKERS: &[&str] = &[
+    ".zgroup",
+    ".zarray",
+    ".zattrs",
+    ".zmetadata",
+    "zarr.json",
+    ".nczarr",
+];
+
+/// How often `put` starts over when a concurrent delete removed the directory
+/// it was writing into.
+const PUT_RETRIES: usize = 8;
+
+const DIR_MODE: u32 = 0o770;
+const FILE_MODE: u32 = 0o660;
+
+/// Makes temporary names unique within this process (the pid makes them unique
+/// across processes).
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A dataset stored as a directory tree.
+#[derive(Debug)]
+pub struct FileStore {
+    root: PathBuf,
+    writable: bool,
+    /// Directories whose entries changed since the last flush.
+    dirty_dirs: Mutex<BTreeSet<PathBuf>>,
+}
+
+/// What an operation was doing, for the error log.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Read,
+    Write,
+    Delete,
+}
+
+/// Map a system error to a netCDF error and log it.
+fn io_error(op: Op, what: &str, path: &Path, e: &io::Error) -> NcError {
+    let err = match e.raw_os_error() {
+        Some(libc::EACCES | libc::EPERM) => NcError::Auth,
+        Some(libc::EROFS) => NcError::Perm,
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => NcError::CantWrite,
+        Some(libc::EIO) => NcError::Io,
+        Some(libc::ENOMEM) => NcError::NoMem,
+        Some(libc::EMFILE | libc::ENFILE) => NcError::NFile,
+        Some(libc::ENAMETOOLONG) => NcError::Inval,
+        Some(libc::ELOOP) => NcError::NcZarr,
+        Some(libc::ENOTEMPTY) => NcError::CantRemove,
+        Some(libc::EISDIR | libc::ENOTDIR | libc::EEXIST) if op != Op::Read => NcError::Object,
+        Some(libc::ENOENT) if op != Op::Read => NcError::NoObject,
+        _ => match e.kind() {
+            ErrorKind::PermissionDenied => NcError::Auth,
+            ErrorKind::OutOfMemory => NcError::NoMem,
+            _ => NcError::Io,
+        },
+    };
+    crate::nclog!(
+        Level::Error,
+        "file store: {} {}: {}",
+        what,
+        path.display(),
+        e
+    );
+    err
+}
+
+/// Whether a system error means "the object is not there": the file is
+/// missing, or some prefix of its path is a file rather than a directory.
+fn is_absent(e: &io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
+}
+
+fn is_tmp_name(name: &str) -> bool {
+    name.starts_with(TMP_PREFIX)
+}
+
+/// Open the regular file at `path` for reading, following links. `None` when
+/// absent or a directory (a prefix, not an object). Any other kind of file is
+/// an error, detected before opening; the open itself is non-blocking, so even
+/// a FIFO swapped in between the two steps cannot hang us.
+fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if is_absent(&e) => return Ok(None),
+        Err(e) => return Err(io_error(Op::Read, "stat", path, &e)),
+    };
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        crate::nclog!(
+            Level::Error,
+            "file store: {} is not a regular file",
+            path.display()
+        );
+        return Err(NcError::NcZarr);
+    }
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if is_absent(&e) => return Ok(None),
+        Err(e) => return Err(io_error(Op::Read, "open", path, &e)),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| io_error(Op::Read, "fstat", path, &e))?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        crate::nclog!(
+            Level::Error,
+            "file store: {} is not a regular file",
+            path.display()
+        );
+        return Err(NcError::NcZarr);
+    }
+    Ok(Some((file, meta.len())))
+}
+
+/// A zeroed buffer of `len` bytes, or `NC_ENOMEM` instead of an abort.
+fn alloc_buffer(len: u64) -> NcResult<Vec<u8>> {
+    let n = usize::try_from(len).map_err(|_| NcError::NoMem)?;
+    let mut buf = Vec::new();
+    if buf.try_reserve_exact(n).is_err() {
+        crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", n);
+        return Err(NcError::NoMem);
+    }
+    buf.resize(n, 0);
+    Ok(buf)
+}
+
+/// Whether the directory `dir` has no entries.
+fn dir_is_empty(dir: &Path) -> NcResult<bool> {
+    let mut it = fs::read_dir(dir).map_err(|e| io_error(Op::Read, "read directory", dir, &e))?;
+    match it.next() {
+        None => Ok(true),
+        Some(Ok(_)) => Ok(false),
+        Some(Err(e)) => Err(io_error(Op::Read, "read directory", dir, &e)),
+    }
+}
+
+/// Whether `dir` holds Zarr metadata at its root (any kind of entry counts:
+/// we only decide whether the tree is ours to replace).
+fn looks_like_zarr(dir: &Path) -> bool {
+    ZARR_MARKERS
+        .iter()
+        .any(|m| fs::symlink_metadata(dir.join(m)).is_ok())
+}
+
+/// Remove whatever is at `path` without following a link: a directory tree
+/// (std's `remove_dir_all` never follows links inside it) or a single entry.
+/// Absent is fine.
+fn remove_tree(path: &Path) -> io::Result<()> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if is_absent(&e) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let r = if meta.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    };
+    match r {
+        Err(e) if is_absent(&e) => Ok(()),
+        r => r,
+    }
+}
+
+impl FileStore {
+    /// Open an existing dataset directory (links are followed).
+    ///
+    /// Not found is `NC_ENOOBJECT` (what netcdf-c 4.10.1 returns for a missing
+    /// `file://` dataset); something that is not a directory is `NC_ENOTNC`.
+    pub fn open(root: &Path, writable: bool) -> NcResult<FileStore> {
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => Ok(FileStore::new(root, writable)),
+            Ok(_) => {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: {} is not a directory",
+                    root.display()
+                );
+                Err(NcError::NotNc)
+            }
+            Err(e) if is_absent(&e) => {
+                crate::nclog!(Level::Error, "file store: {} not found", root.display());
+                Err(NcError::NoObject)
+            }
+            Err(e) => Err(io_error(Op::Read, "open dataset", root, &e)),
+        }
+    }
+
+    /// Create a dataset directory (and any missing parent directories).
+    ///
+    /// If `root` exists: with `noclobber` it is `NC_EEXIST`. Otherwise it is
+    /// replaced only when it is an empty directory, a regular file, a symbolic
+    /// link (the link itself is removed), or a directory that looks like a
+    /// Zarr dataset (has `.zgroup`, `.zarray`, `.zattrs`, `.zmetadata`,
+    /// `zarr.json` or `.nczarr` at its root); anything else, notably a
+    /// non-empty directory of other data, is `NC_EEXIST` and left untouched.
+    /// Replacing removes the old tree without following links inside it.
+    pub fn create(root: &Path, noclobber: bool) -> NcResult<FileStore> {
+        match fs::symlink_metadata(root) {
+            Ok(meta) => {
+                if noclobber {
+                    crate::nclog!(
+                        Level::Error,
+                        "file store: {} exists (NC_NOCLOBBER)",
+                        root.display()
+                    );
+                    return Err(NcError::Exist);
+                }
+                let ft = meta.file_type();
+                if ft.is_symlink() || ft.is_file() {
+                    fs::remove_file(root)
+                        .map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                } else if ft.is_dir() {
+                    if dir_is_empty(root)? {
+                        // Reuse it as it is.
+                    } else if looks_like_zarr(root) {
+                        fs::remove_dir_all(root)
+                            .map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                    } else {
+                        crate::nclog!(
+                            Level::Error,
+                            "file store: {} is a non-empty directory that is not a Zarr dataset; not replacing it",
+                            root.display()
+                        );
+                        return Err(NcError::Exist);
+                    }
+                } else {
+                    crate::nclog!(
+                        Level::Error,
+                        "file store: {} exists and is not a file or directory; not replacing it",
+                        root.display()
+                    );
+                    return Err(NcError::Exist);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
+        }
+        match DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(root)
+        {
+            Ok(()) => {}
+            Err(e) => return Err(io_error(Op::Write, "create dataset directory", root, &e)),
+        }
+        // `recursive` accepts an existing non-directory only as an error, but
+        // a concurrent creator could have put anything there: check.
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: {} is not a directory",
+                    root.display()
+                );
+                return Err(NcError::Exist);
+            }
+            Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
+        }
+        let store = FileStore::new(root, true);
+        store.mark_dirty(root);
+        if let Some(parent) = root.parent() {
+            store.mark_dirty(if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            });
+        }
+        Ok(store)
+    }
+
+    fn new(root: &Path, writable: bool) -> FileStore {
+        FileStore {
+            root: root.to_path_buf(),
+            writable,
+            dirty_dirs: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// The dataset directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path of a key; keys naming our temporary files are refused.
+    fn path_of(&self, key: &Key) -> NcResult<PathBuf> {
+        let mut p = self.root.clone();
+        for seg in key.segments() {
+            if is_tmp_name(seg) {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: key {:?} uses the reserved prefix {:?}",
+                    key.as_str(),
+                    TMP_PREFIX
+                );
+                return Err(NcError::Inval);
+            }
+            p.push(seg);
+        }
+        Ok(p)
+    }
+
+    fn check_writable(&self) -> NcResult<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            crate::nclog!(
+                Level::Error,
+                "file store: {} is read-only",
+                self.root.display()
+            );
+            Err(NcError::Perm)
+        }
+    }
+
+    fn mark_dirty(&self, dir: &Path) {
+        // A poisoned lock only means another thread panicked while inserting
+        // into the set; the set itself is still a valid set of paths.
+        let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
+        if !set.contains(dir) {
+            set.insert(dir.to_path_buf());
+        }
+    }
+
+    /// Create the directories leading to `path` (below the root), one level at
+    /// a time so that each new directory's parent is recorded for `flush`.
+    /// Starts over when a concurrent delete removes a level just made.
+    fn make_parents(&self, path: &Path) -> NcResult<()> {
+        let Some(parent) = path.parent() else {
+            return Ok(());
+        };
+        let rel = parent
+            .strip_prefix(&self.root)
+            .map_err(|_| NcError::Internal)?;
+        let mut attempt = 0;
+        'again: loop {
+            if fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
+                return Ok(());
+            }
+            let mut cur = self.root.clone();
+            for comp in rel.components() {
+                cur.push(comp);
+                match DirBuilder::new().mode(DIR_MODE).create(&cur) {
+                    Ok(()) => {
+                        self.mark_dirty(&cur);
+                        if let Some(p) = cur.parent() {
+                            self.mark_dirty(p);
+                        }
+                    }
+                    Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                        if !fs::metadata(&cur).is_ok_and(|m| m.is_dir()) {
+                            crate::nclog!(
+                                Level::Error,
+                                "file store: {} is an object, not a directory",
+                                cur.display()
+                            );
+                            return Err(NcError::Object);
+                        }
+                    }
+                    Err(e) if e.kind() == ErrorKind::NotFound && attempt < PUT_RETRIES => {
+                        attempt += 1;
+                        continue 'again;
+                    }
+                    Err(e) => return Err(io_error(Op::Write, "create directory", &cur, &e)),
+                }
+            }
+            return Ok(());
+        }
+    }
+
+    /// Write `data` to a new temporary file in `dir`, synced to disk.
+    /// Returns its path; on error nothing is left behind.
+    fn write_temp(dir: &Path, data: &[u8]) -> io::Result<PathBuf> {
+        let pid = std::process::id();
+        let mut last = io::Error::from(ErrorKind::AlreadyExists);
+        for _ in 0..16 {
+            let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let tmp = dir.join(format!("{TMP_PREFIX}{pid}.{n}"));
+            // create_new is O_CREAT|O_EXCL: never opens an existing file or
+            // follows a link planted at the name.
+            let mut file = match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(FILE_MODE)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
+                .open(&tmp)
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                    last = e;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let written = file.write_all(data).and_then(|()| file.sync_data());
+            drop(file);
+            return match written {
+                Ok(()) => Ok(tmp),
+                Err(e) => {
+                    let _ = fs::remove_file(&tmp);
+                    Err(e)
+                }
+            };
+        }
+        Err(last)
+    }
+
+    /// Remove the directories between `path` and the root that are now empty.
+    fn prune_empty_parents(&self, path: &Path) {
+        let mut cur = path.parent();
+        while let Some(dir) = cur {
+            if dir == self.root || !dir.starts_with(&self.root) {
+                break;
+            }
+            // rmdir fails on a non-empty directory and on a link: both stop us.
+            if fs::remove_dir(dir).is_err() {
+                break;
+            }
+            cur = dir.parent();
+            if let Some(p) = cur {
+                self.mark_dirty(p);
+            }
+        }
+    }
+}
+
+impl Store for FileStore {
+    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+        let path = self.path_of(key)?;
+        let Some((file, size)) = open_regular(&path)? else {
+            return Ok(None);
+        };
+        if size > max_len {
+            crate::nclog!(
+                Level::Error,
+                "file store: {} has {} bytes, more than the limit of {}",
+                path.display(),
+                size,
+                max_len
+            );
+            return Err(NcError::NcZarr);
+        }
+        let mut buf = Vec::new();
+        let cap = usize::try_from(size).map_err(|_| NcError::NoMem)?;
+        if buf.try_reserve_exact(cap).is_err() {
+            crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", cap);
+            return Err(NcError::NoMem);
+        }
+        // Read at most one byte more than allowed: the file may have grown.
+        let mut limited = file.take(max_len.saturating_add(1));
+        limited
+            .read_to_end(&mut buf)
+            .map_err(|e| io_error(Op::Read, "read", &path, &e))?;
+        if buf.len() as u64 > max_len {
+            crate::nclog!(
+                Level::Error,
+                "file store: {} grew beyond the limit of {} bytes while read",
+                path.display(),
+                max_len
+            );
+            return Err(NcError::NcZarr);
+        }
+        Ok(Some(buf))
+    }
+
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+        let path = self.path_of(key)?;
+        let Some((file, size)) = open_regular(&path)? else {
+            return Ok(None);
+        };
+        let in_range = offset.checked_add(len).is_some_and(|end| end <= size);
+        if !in_range {
+            crate::nclog!(
+                Level::Error,
+                "file store: range {}+{} is past the end of {} ({} bytes)",
+                offset,
+                len,
+                path.display(),
+                size
+            );
+            return Err(NcError::NcZarr);
+        }
+        let mut buf = alloc_buffer(len)?;
+        match file.read_exact_at(&mut buf, offset) {
+            Ok(()) => Ok(Some(buf)),
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: {} was truncated while read",
+                    path.display()
+                );
+                Err(NcError::NcZarr)
+            }
+            Err(e) => Err(io_error(Op::Read, "read", &path, &e)),
+        }
+    }
+
+    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+        let path = self.path_of(key)?;
+        match fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Some(m.len())),
+            Ok(m) if m.is_dir() => Ok(None),
+            Ok(_) => {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: {} is not a regular file",
+                    path.display()
+                );
+                Err(NcError::NcZarr)
+            }
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(io_error(Op::Read, "stat", &path, &e)),
+        }
+    }
+
+    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            crate::nclog!(
+                Level::Error,
+                "file store: cannot write an object at the root key"
+            );
+            return Err(NcError::Inval);
+        }
+        let path = self.path_of(key)?;
+        let dir = path.parent().ok_or(NcError::Internal)?;
+        let mut attempt = 0;
+        let tmp = loop {
+            self.make_parents(&path)?;
+            match FileStore::write_temp(dir, data) {
+                Ok(tmp) => break tmp,
+                // A concurrent delete pruned the directory: make it again.
+                Err(e) if e.kind() == ErrorKind::NotFound && attempt < PUT_RETRIES => attempt += 1,
+                Err(e) => return Err(io_error(Op::Write, "write", &path, &e)),
+            }
+        };
+        if let Err(e) = fs::rename(&tmp, &path) {
+            let _ = fs::remove_file(&tmp);
+            return Err(io_error(Op::Write, "rename into", &path, &e));
+        }
+        self.mark_dirty(dir);
+        Ok(())
+    }
+
+    fn delete(&self, key: &Key) -> NcResult<()> {
+        self.check_writable()?;
+        let path = self.path_of(key)?;
+        if key.is_root() {
+            let entries = match fs::read_dir(&path) {
+                Ok(it) => it,
+                Err(e) if is_absent(&e) => return Ok(()),
+                Err(e) => return Err(io_error(Op::Delete, "read directory", &path, &e)),
+            };
+            for entry in entries {
+                let entry = entry.map_err(|e| io_error(Op::Delete, "read directory", &path, &e))?;
+                let child = entry.path();
+                remove_tree(&child).map_err(|e| io_error(Op::Delete, "remove", &child, &e))?;
+            }
+            self.mark_dirty(&path);
+            return Ok(());
+        }
+        remove_tree(&path).map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
+        if let Some(dir) = path.parent() {
+            self.mark_dirty(dir);
+        }
+        self.prune_empty_parents(&path);
+        Ok(())
+    }
+
+    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+        let path = self.path_of(prefix)?;
+        let entries = match fs::read_dir(&path) {
+            Ok(it) => it,
+            Err(e) if is_absent(&e) => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(Op::Read, "read directory", &path, &e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(Op::Read, "read directory", &path, &e))?;
+            let os_name = entry.file_name();
+            let Some(name) = os_name.to_str() else {
+                crate::nclog!(
+                    Level::Warn,
+                    "file store: skipping non-UTF-8 name {:?} in {}",
+                    os_name,
+                    path.display()
+                );
+                continue;
+            };
+            if is_tmp_name(name) {
+                continue;
+            }
+            if Key::new(name).is_err() {
+                crate::nclog!(
+                    Level::Warn,
+                    "file store: skipping unusable name {:?} in {}",
+                    name,
+                    path.display()
+                );
+                continue;
+            }
+            let Ok(mut ft) = entry.file_type() else {
+                continue;
+            };
+            if ft.is_symlink() {
+                // Follow it; a dangling link leads nowhere and is skipped.
+                match fs::metadata(entry.path()) {
+                    Ok(m) => ft = m.file_type(),
+                    Err(_) => continue,
+                }
+            }
+            if ft.is_file() || ft.is_dir() {
+                names.push(name.to_string());
+            }
+        }
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    fn flush(&self) -> NcResult<()> {
+        let dirs = {
+            let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            std::mem::take(&mut *set)
+        };
+        let mut pending = dirs.into_iter();
+        while let Some(dir) = pending.next() {
+            let synced = match File::open(&dir) {
+                Ok(f) => f.sync_all(),
+                // Deleted since: its parent is dirty in its place.
+                Err(e) if is_absent(&e) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = synced {
+                // Keep what is not yet durable for the next flush.
+                let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
+                set.insert(dir.clone());
+                set.extend(pending);
+                return Err(io_error(Op::Write, "fsync directory", &dir, &e));
+            }
+        }
+        Ok(())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            write_once: false,
+            ranged_reads: true,
+        }
+    }
+}
