@@ -321,10 +321,18 @@ impl FileStore {
             .create(root)
         {
             Ok(()) => {}
+            // Something other than a directory appeared there meanwhile.
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                crate::nclog!(
+                    Level::Error,
+                    "file store: {} exists and is not a directory",
+                    root.display()
+                );
+                return Err(NcError::Exist);
+            }
             Err(e) => return Err(io_error(Op::Write, "create dataset directory", root, &e)),
         }
-        // `recursive` accepts an existing non-directory only as an error, but
-        // a concurrent creator could have put anything there: check.
+        // A concurrent creator could have put a link to something else there.
         match fs::metadata(root) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {

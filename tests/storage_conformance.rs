@@ -1,0 +1,768 @@
+//! One conformance suite for every `Store` backend, plus tests of what only
+//! the file store can meet (links, FIFOs, permissions, dataset creation).
+
+use std::fs;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use netcdf::error::NcError;
+use netcdf::storage::file::FileStore;
+use netcdf::storage::memory::MemoryStore;
+use netcdf::storage::{Key, Store};
+
+fn k(s: &str) -> Key {
+    Key::new(s).expect("valid key")
+}
+
+/// Generic tests: each takes a fresh, empty, writable store.
+mod conformance {
+    use super::*;
+
+    pub fn get_absent(s: &dyn Store) {
+        assert_eq!(s.get(&k("nothing"), 100), Ok(None));
+        assert_eq!(s.get(&k("a/b/c"), 100), Ok(None));
+        assert_eq!(s.get_range(&k("nothing"), 0, 1), Ok(None));
+        assert_eq!(s.len(&k("nothing")), Ok(None));
+        // The root holds no object.
+        assert_eq!(s.get(&Key::root(), 100), Ok(None));
+        assert_eq!(s.len(&Key::root()), Ok(None));
+    }
+
+    pub fn round_trip(s: &dyn Store) {
+        let data: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        s.put(&k("x/y/0.0"), &data).unwrap();
+        assert_eq!(
+            s.get(&k("x/y/0.0"), 10_000).unwrap().as_deref(),
+            Some(&data[..])
+        );
+        assert_eq!(
+            s.get(&k("/x/y/0.0"), u64::MAX).unwrap().as_deref(),
+            Some(&data[..])
+        );
+        assert_eq!(s.len(&k("x/y/0.0")), Ok(Some(10_000)));
+        // A prefix is not an object.
+        assert_eq!(s.get(&k("x/y"), 100), Ok(None));
+        assert_eq!(s.len(&k("x")), Ok(None));
+    }
+
+    pub fn overwrite(s: &dyn Store) {
+        s.put(&k(".zattrs"), b"{\"a\": 1, \"long\": \"value\"}")
+            .unwrap();
+        s.put(&k(".zattrs"), b"{}").unwrap();
+        assert_eq!(
+            s.get(&k(".zattrs"), 100).unwrap().as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert_eq!(s.len(&k(".zattrs")), Ok(Some(2)));
+        s.put(&k(".zattrs"), &[7u8; 5000]).unwrap();
+        assert_eq!(s.get(&k(".zattrs"), 5000).unwrap(), Some(vec![7u8; 5000]));
+        assert_eq!(s.list(&Key::root()).unwrap(), vec![".zattrs"]);
+    }
+
+    pub fn max_len(s: &dyn Store) {
+        s.put(&k("big"), &vec![1u8; 1 << 20]).unwrap();
+        assert_eq!(s.get(&k("big"), 10), Err(NcError::NcZarr));
+        assert_eq!(s.get(&k("big"), (1 << 20) - 1), Err(NcError::NcZarr));
+        assert_eq!(
+            s.get(&k("big"), 1 << 20).unwrap().map(|v| v.len()),
+            Some(1 << 20)
+        );
+        s.put(&k("small"), b"abc").unwrap();
+        assert_eq!(s.get(&k("small"), 0), Err(NcError::NcZarr));
+        assert_eq!(s.get(&k("small"), 3).unwrap().as_deref(), Some(&b"abc"[..]));
+    }
+
+    pub fn ranges(s: &dyn Store) {
+        let data: Vec<u8> = (0..100u8).collect();
+        s.put(&k("v/c"), &data).unwrap();
+        let r = |o, l| s.get_range(&k("v/c"), o, l);
+        assert_eq!(r(0, 100).unwrap().as_deref(), Some(&data[..]));
+        assert_eq!(r(10, 5).unwrap().as_deref(), Some(&data[10..15]));
+        assert_eq!(r(99, 1).unwrap().as_deref(), Some(&data[99..]));
+        assert_eq!(r(100, 0).unwrap(), Some(vec![]));
+        assert_eq!(r(0, 0).unwrap(), Some(vec![]));
+        assert_eq!(r(0, 101), Err(NcError::NcZarr));
+        assert_eq!(r(99, 2), Err(NcError::NcZarr));
+        assert_eq!(r(101, 0), Err(NcError::NcZarr));
+        assert_eq!(r(u64::MAX, 2), Err(NcError::NcZarr));
+        assert_eq!(r(1, u64::MAX), Err(NcError::NcZarr));
+        assert_eq!(r(0, u64::MAX), Err(NcError::NcZarr));
+        assert_eq!(s.get_range(&k("v"), 0, 1), Ok(None));
+    }
+
+    pub fn lists(s: &dyn Store) {
+        for key in [
+            ".zgroup",
+            ".zattrs",
+            "g/.zgroup",
+            "g/v/.zarray",
+            "g/v/0.0",
+            "g/v/0.1",
+            "g/w/.zarray",
+            "h.x",
+        ] {
+            s.put(&k(key), b"{}").unwrap();
+        }
+        assert_eq!(
+            s.list(&Key::root()).unwrap(),
+            vec![".zattrs", ".zgroup", "g", "h.x"]
+        );
+        assert_eq!(s.list(&k("g")).unwrap(), vec![".zgroup", "v", "w"]);
+        assert_eq!(s.list(&k("/g/v")).unwrap(), vec![".zarray", "0.0", "0.1"]);
+        assert_eq!(s.list(&k("g/w")).unwrap(), vec![".zarray"]);
+        // An object has no children; a missing prefix is empty.
+        assert_eq!(s.list(&k("g/v/0.0")).unwrap(), Vec::<String>::new());
+        assert_eq!(s.list(&k("missing")).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            s.list(&k("missing/deeper/still")).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(s.list(&k("h.x/y")).unwrap(), Vec::<String>::new());
+    }
+
+    /// Names that sort around '/' ('.' < '/' < '0') list in byte order.
+    pub fn list_order(s: &dyn Store) {
+        for key in ["a/x", "a.b", "a0", "a-", "a/y/z", "b"] {
+            s.put(&k(key), b"1").unwrap();
+        }
+        assert_eq!(
+            s.list(&Key::root()).unwrap(),
+            vec!["a", "a-", "a.b", "a0", "b"]
+        );
+        assert_eq!(s.list(&k("a")).unwrap(), vec!["x", "y"]);
+    }
+
+    pub fn deletes(s: &dyn Store) {
+        for key in ["g/v/0.0", "g/v/0.1", "g/.zgroup", "gg/.zgroup", "g.zattrs"] {
+            s.put(&k(key), b"data").unwrap();
+        }
+        s.delete(&k("g/v/0.0")).unwrap();
+        assert_eq!(s.get(&k("g/v/0.0"), 10), Ok(None));
+        assert_eq!(s.list(&k("g/v")).unwrap(), vec!["0.1"]);
+        // Absent is fine, at any depth.
+        s.delete(&k("g/v/0.0")).unwrap();
+        s.delete(&k("no/such/thing")).unwrap();
+        s.delete(&k("g/v/0.1/below")).unwrap();
+        // A prefix takes everything below it and nothing beside it.
+        s.delete(&k("g")).unwrap();
+        assert_eq!(s.get(&k("g/.zgroup"), 10), Ok(None));
+        assert_eq!(s.get(&k("g/v/0.1"), 10), Ok(None));
+        assert_eq!(s.list(&k("g")).unwrap(), Vec::<String>::new());
+        assert_eq!(s.list(&Key::root()).unwrap(), vec!["g.zattrs", "gg"]);
+        assert_eq!(
+            s.get(&k("gg/.zgroup"), 10).unwrap().as_deref(),
+            Some(&b"data"[..])
+        );
+        // Deleting the last object below a prefix leaves no empty "directory".
+        s.put(&k("x/y/z/obj"), b"1").unwrap();
+        s.delete(&k("x/y/z/obj")).unwrap();
+        assert_eq!(s.list(&k("x")).unwrap(), Vec::<String>::new());
+        assert_eq!(s.list(&Key::root()).unwrap(), vec!["g.zattrs", "gg"]);
+        // The root prefix empties the store, which stays usable.
+        s.delete(&Key::root()).unwrap();
+        assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
+        s.put(&k("again"), b"1").unwrap();
+        assert_eq!(s.list(&Key::root()).unwrap(), vec!["again"]);
+    }
+
+    pub fn odd_keys(s: &dyn Store) {
+        let deep = "a.b/c.d.e/.f/0.0.0/1/2/3/4/5/6/7/8/9/x.y.z";
+        s.put(&k(deep), b"deep").unwrap();
+        assert_eq!(s.get(&k(deep), 10).unwrap().as_deref(), Some(&b"deep"[..]));
+        let segs: Vec<&str> = deep.split('/').collect();
+        for i in 0..segs.len() {
+            let prefix = if i == 0 {
+                Key::root()
+            } else {
+                k(&segs[..i].join("/"))
+            };
+            assert_eq!(s.list(&prefix).unwrap(), vec![segs[i]], "list {:?}", prefix);
+        }
+        for key in [
+            "..a",
+            "...",
+            ".a.",
+            "a..b",
+            "-",
+            "with space",
+            "ünïcödé",
+            "0",
+        ] {
+            s.put(&k(key), key.as_bytes()).unwrap();
+            assert_eq!(
+                s.get(&k(key), 100).unwrap().as_deref(),
+                Some(key.as_bytes())
+            );
+        }
+        assert!(
+            s.list(&Key::root())
+                .unwrap()
+                .contains(&"ünïcödé".to_string())
+        );
+    }
+
+    pub fn empty_object(s: &dyn Store) {
+        s.put(&k("e/empty"), b"").unwrap();
+        assert_eq!(s.get(&k("e/empty"), 0), Ok(Some(vec![])));
+        assert_eq!(s.len(&k("e/empty")), Ok(Some(0)));
+        assert_eq!(s.get_range(&k("e/empty"), 0, 0), Ok(Some(vec![])));
+        assert_eq!(s.get_range(&k("e/empty"), 0, 1), Err(NcError::NcZarr));
+        assert_eq!(s.list(&k("e")).unwrap(), vec!["empty"]);
+    }
+
+    /// A key cannot be both an object and a prefix of another object.
+    pub fn object_prefix_conflict(s: &dyn Store) {
+        s.put(&k("a"), b"object").unwrap();
+        assert_eq!(s.put(&k("a/b"), b"x"), Err(NcError::Object));
+        assert_eq!(s.put(&k("a/b/c"), b"x"), Err(NcError::Object));
+        assert_eq!(s.get(&k("a"), 10).unwrap().as_deref(), Some(&b"object"[..]));
+        s.put(&k("d/e"), b"x").unwrap();
+        assert_eq!(s.put(&k("d"), b"y"), Err(NcError::Object));
+        assert_eq!(s.get(&k("d/e"), 10).unwrap().as_deref(), Some(&b"x"[..]));
+        assert_eq!(s.list(&Key::root()).unwrap(), vec!["a", "d"]);
+        assert_eq!(s.put(&Key::root(), b"x"), Err(NcError::Inval));
+    }
+
+    pub fn concurrent_distinct(s: &dyn Store) {
+        std::thread::scope(|scope| {
+            for t in 0..8u8 {
+                scope.spawn(move || {
+                    for j in 0..40u32 {
+                        let key = k(&format!("t{t}/c/{j}"));
+                        let data = vec![t; 100 + j as usize];
+                        s.put(&key, &data).unwrap();
+                        assert_eq!(s.get(&key, 1000).unwrap(), Some(data));
+                    }
+                });
+            }
+        });
+        let top = s.list(&Key::root()).unwrap();
+        assert_eq!(top, (0..8).map(|t| format!("t{t}")).collect::<Vec<_>>());
+        for t in 0..8 {
+            assert_eq!(s.list(&k(&format!("t{t}/c"))).unwrap().len(), 40);
+        }
+    }
+
+    /// Readers of a key rewritten concurrently see one whole version.
+    pub fn concurrent_same_key(s: &dyn Store) {
+        let key = k("shared/0.0");
+        let version = |b: u8| vec![b; 4096 + 97 * b as usize];
+        s.put(&key, &version(0)).unwrap();
+        std::thread::scope(|scope| {
+            for w in 1..=4u8 {
+                let key = key.clone();
+                scope.spawn(move || {
+                    for _ in 0..50 {
+                        s.put(&key, &version(w)).unwrap();
+                    }
+                });
+            }
+            for _ in 0..4 {
+                let key = key.clone();
+                scope.spawn(move || {
+                    for _ in 0..200 {
+                        let got = s.get(&key, 1 << 20).unwrap().expect("never absent");
+                        let b = got[0];
+                        assert!(b <= 4);
+                        assert_eq!(got, version(b), "a mixture of versions");
+                        let part = s.get_range(&key, 0, 4096).unwrap().expect("never absent");
+                        assert!(part.iter().all(|&x| x == part[0]));
+                    }
+                });
+            }
+        });
+        assert_eq!(s.list(&k("shared")).unwrap(), vec!["0.0"]);
+    }
+
+    /// Puts next to keys that are repeatedly created and deleted (a delete
+    /// may remove the directory they share, and a put may recreate it) always
+    /// succeed.
+    pub fn concurrent_put_delete(s: &dyn Store) {
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                scope.spawn(move || {
+                    let key = k(&format!("p/q/r/{t}"));
+                    for i in 0..100 {
+                        let data = format!("{t}-{i}");
+                        s.put(&key, data.as_bytes()).unwrap();
+                        assert_eq!(s.get(&key, 100).unwrap(), Some(data.into_bytes()));
+                        s.delete(&key).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
+    }
+
+    pub fn flush(s: &dyn Store) {
+        s.flush().unwrap();
+        s.put(&k("f/1"), b"1").unwrap();
+        s.put(&k("f/2/3"), b"1").unwrap();
+        s.flush().unwrap();
+        s.delete(&k("f/2")).unwrap();
+        s.put(&k("f/4"), b"4").unwrap();
+        s.delete(&k("f")).unwrap();
+        s.flush().unwrap();
+        s.flush().unwrap();
+        assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
+    }
+}
+
+/// Instantiate every conformance test for one backend. `$make` yields the
+/// store and a guard that keeps its backing alive.
+macro_rules! conformance_suite {
+    ($backend:ident, $make:expr) => {
+        mod $backend {
+            use super::*;
+            conformance_suite!(@tests $make;
+                get_absent, round_trip, overwrite, max_len, ranges, lists, list_order,
+                deletes, odd_keys, empty_object, object_prefix_conflict,
+                concurrent_distinct, concurrent_same_key, concurrent_put_delete, flush);
+        }
+    };
+    (@tests $make:expr; $($name:ident),*) => {
+        $(
+            #[test]
+            fn $name() {
+                let (store, _guard) = $make;
+                conformance::$name(&*store);
+            }
+        )*
+    };
+}
+
+fn file_store() -> (Box<dyn Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::create(&dir.path().join("ds.zarr"), true).unwrap();
+    (Box::new(store), dir)
+}
+
+fn memory_store() -> (Box<dyn Store>, ()) {
+    (Box::new(MemoryStore::new()), ())
+}
+
+conformance_suite!(file, file_store());
+conformance_suite!(memory, memory_store());
+
+// ---------------------------------------------------------------------------
+// FileStore only.
+
+fn new_file_store() -> (FileStore, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::create(&dir.path().join("ds.zarr"), true).unwrap();
+    (store, dir)
+}
+
+/// Run `f` on another thread; fail instead of hanging if it blocks.
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .expect("operation blocked")
+}
+
+fn tmp_leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".nczarr-tmp."))
+        .collect()
+}
+
+#[test]
+fn file_fifo_is_an_error_without_blocking() {
+    let (store, _dir) = new_file_store();
+    let fifo = store.root().join("fifo");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable; skipping");
+        return;
+    }
+    std::os::unix::fs::symlink(&fifo, store.root().join("link")).unwrap();
+    let store = std::sync::Arc::new(store);
+    for name in ["fifo", "link"] {
+        let s = store.clone();
+        let r = within(10, move || {
+            (
+                s.get(&k(name), 100),
+                s.get_range(&k(name), 0, 1),
+                s.len(&k(name)),
+            )
+        });
+        assert_eq!(
+            r,
+            (
+                Err(NcError::NcZarr),
+                Err(NcError::NcZarr),
+                Err(NcError::NcZarr)
+            )
+        );
+    }
+    assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
+    // Writing replaces the FIFO with an object.
+    store.put(&k("fifo"), b"now a file").unwrap();
+    assert_eq!(
+        store.get(&k("fifo"), 100).unwrap().as_deref(),
+        Some(&b"now a file"[..])
+    );
+}
+
+#[test]
+fn file_socket_is_an_error() {
+    let (store, _dir) = new_file_store();
+    let path = store.root().join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    assert_eq!(store.get(&k("sock"), 100), Err(NcError::NcZarr));
+    assert_eq!(store.len(&k("sock")), Err(NcError::NcZarr));
+    assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn file_symlink_read_follows_write_replaces() {
+    let (store, dir) = new_file_store();
+    let target = dir.path().join("outside.txt");
+    fs::write(&target, b"target").unwrap();
+    let link = store.root().join("obj");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_eq!(
+        store.get(&k("obj"), 100).unwrap().as_deref(),
+        Some(&b"target"[..])
+    );
+    assert_eq!(
+        store.get_range(&k("obj"), 2, 3).unwrap().as_deref(),
+        Some(&b"rge"[..])
+    );
+    assert_eq!(store.len(&k("obj")), Ok(Some(6)));
+    assert_eq!(store.list(&Key::root()).unwrap(), vec!["obj"]);
+
+    store.put(&k("obj"), b"replaced").unwrap();
+    assert_eq!(
+        store.get(&k("obj"), 100).unwrap().as_deref(),
+        Some(&b"replaced"[..])
+    );
+    assert!(
+        !fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(&target).unwrap(), b"target");
+
+    // Deleting a link removes the link, not its target.
+    std::os::unix::fs::symlink(&target, store.root().join("obj2")).unwrap();
+    store.delete(&k("obj2")).unwrap();
+    assert_eq!(fs::read(&target).unwrap(), b"target");
+
+    // A link to a directory outside: deleting the prefix removes only the link.
+    let outdir = dir.path().join("outdir");
+    fs::create_dir(&outdir).unwrap();
+    fs::write(outdir.join("keep"), b"keep").unwrap();
+    std::os::unix::fs::symlink(&outdir, store.root().join("lnkdir")).unwrap();
+    assert_eq!(store.list(&k("lnkdir")).unwrap(), vec!["keep"]);
+    store.delete(&k("lnkdir")).unwrap();
+    assert_eq!(fs::read(outdir.join("keep")).unwrap(), b"keep");
+}
+
+#[test]
+fn file_dangling_symlink_is_absent() {
+    let (store, dir) = new_file_store();
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), store.root().join("dangling")).unwrap();
+    assert_eq!(store.get(&k("dangling"), 100), Ok(None));
+    assert_eq!(store.len(&k("dangling")), Ok(None));
+    assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
+    store.put(&k("dangling"), b"x").unwrap();
+    assert_eq!(
+        store.get(&k("dangling"), 100).unwrap().as_deref(),
+        Some(&b"x"[..])
+    );
+    assert!(!dir.path().join("nowhere").exists());
+}
+
+#[test]
+fn file_huge_sparse_object_is_refused_before_reading() {
+    let (store, _dir) = new_file_store();
+    let path = store.root().join("huge");
+    let f = fs::File::create(&path).unwrap();
+    let size = 1u64 << 40;
+    if f.set_len(size).is_err() {
+        eprintln!("no sparse 1 TiB file here; skipping");
+        return;
+    }
+    drop(f);
+    assert_eq!(store.get(&k("huge"), 1 << 20), Err(NcError::NcZarr));
+    assert_eq!(store.len(&k("huge")), Ok(Some(size)));
+    assert_eq!(
+        store.get_range(&k("huge"), size - 10, 10),
+        Ok(Some(vec![0; 10]))
+    );
+    assert_eq!(
+        store.get_range(&k("huge"), size - 10, 11),
+        Err(NcError::NcZarr)
+    );
+}
+
+#[test]
+fn file_failed_put_keeps_old_object_and_no_temp_file() {
+    let (store, _dir) = new_file_store();
+    // A put onto a non-empty directory fails at the rename.
+    store.put(&k("d/x"), b"x").unwrap();
+    assert_eq!(store.put(&k("d"), b"data"), Err(NcError::Object));
+    assert_eq!(tmp_leftovers(store.root()), Vec::<String>::new());
+    assert_eq!(
+        store.get(&k("d/x"), 10).unwrap().as_deref(),
+        Some(&b"x"[..])
+    );
+}
+
+#[test]
+fn file_put_in_read_only_directory_keeps_old_object() {
+    use std::os::unix::fs::PermissionsExt;
+    let (store, _dir) = new_file_store();
+    store.put(&k("g/obj"), b"old").unwrap();
+    let gdir = store.root().join("g");
+    fs::set_permissions(&gdir, fs::Permissions::from_mode(0o500)).unwrap();
+    // Root (CAP_DAC_OVERRIDE) writes anyway: nothing to test then.
+    let probe = gdir.join("probe");
+    if fs::write(&probe, b"").is_ok() {
+        let _ = fs::remove_file(&probe);
+        fs::set_permissions(&gdir, fs::Permissions::from_mode(0o700)).unwrap();
+        eprintln!("permissions are not enforced for this user; skipping");
+        return;
+    }
+    let r = store.put(&k("g/obj"), b"new");
+    let d = store.delete(&k("g/obj"));
+    fs::set_permissions(&gdir, fs::Permissions::from_mode(0o700)).unwrap();
+    assert_eq!(r, Err(NcError::Auth));
+    assert_eq!(d, Err(NcError::Auth));
+    assert_eq!(
+        store.get(&k("g/obj"), 10).unwrap().as_deref(),
+        Some(&b"old"[..])
+    );
+    assert_eq!(tmp_leftovers(&gdir), Vec::<String>::new());
+}
+
+#[test]
+fn file_permissions_follow_netcdf_c() {
+    use std::os::unix::fs::PermissionsExt;
+    let (store, _dir) = new_file_store();
+    store.put(&k("a/b/c"), b"x").unwrap();
+    let file_mode = fs::metadata(store.root().join("a/b/c"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777;
+    let dir_mode = fs::metadata(store.root().join("a/b"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777;
+    assert_eq!(file_mode & !0o660, 0, "file mode {file_mode:o}");
+    assert_eq!(dir_mode & !0o770, 0, "dir mode {dir_mode:o}");
+    assert_ne!(file_mode & 0o600, 0);
+    assert_eq!(dir_mode & 0o700, 0o700);
+}
+
+#[test]
+fn file_list_hides_temp_files_and_odd_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let (store, _dir) = new_file_store();
+    store.put(&k("real"), b"x").unwrap();
+    fs::write(store.root().join(".nczarr-tmp.1.2"), b"partial").unwrap();
+    fs::write(
+        store.root().join(std::ffi::OsStr::from_bytes(b"bad\xff")),
+        b"x",
+    )
+    .unwrap();
+    fs::write(store.root().join("back\\slash"), b"x").unwrap();
+    assert_eq!(store.list(&Key::root()).unwrap(), vec!["real"]);
+    // Our temporary names are not keys.
+    assert_eq!(store.get(&k(".nczarr-tmp.1.2"), 100), Err(NcError::Inval));
+    assert_eq!(store.put(&k("a/.nczarr-tmp.x"), b"x"), Err(NcError::Inval));
+}
+
+#[test]
+fn file_create_noclobber() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ds.zarr");
+    FileStore::create(&root, true)
+        .unwrap()
+        .put(&k(".zgroup"), b"{}")
+        .unwrap();
+    assert_eq!(
+        FileStore::create(&root, true).map(|_| ()),
+        Err(NcError::Exist)
+    );
+    assert_eq!(fs::read(root.join(".zgroup")).unwrap(), b"{}");
+    let file = dir.path().join("plain");
+    fs::write(&file, b"x").unwrap();
+    assert_eq!(
+        FileStore::create(&file, true).map(|_| ()),
+        Err(NcError::Exist)
+    );
+    assert_eq!(fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn file_create_refuses_unrelated_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("precious");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::write(root.join("thesis.tex"), b"years of work").unwrap();
+    fs::write(root.join("sub/data"), b"more").unwrap();
+    assert_eq!(
+        FileStore::create(&root, false).map(|_| ()),
+        Err(NcError::Exist)
+    );
+    assert_eq!(fs::read(root.join("thesis.tex")).unwrap(), b"years of work");
+    assert_eq!(fs::read(root.join("sub/data")).unwrap(), b"more");
+}
+
+#[test]
+fn file_create_replaces_old_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ds.zarr");
+    // An old dataset holding a link to data outside it.
+    let outside = dir.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("keep"), b"keep").unwrap();
+    {
+        let old = FileStore::create(&root, true).unwrap();
+        old.put(&k(".zgroup"), b"{}").unwrap();
+        old.put(&k("v/.zarray"), b"{}").unwrap();
+        old.put(&k("v/0"), b"chunk").unwrap();
+        old.flush().unwrap();
+    }
+    std::os::unix::fs::symlink(&outside, root.join("v/link")).unwrap();
+    let new = FileStore::create(&root, false).unwrap();
+    assert_eq!(new.list(&Key::root()).unwrap(), Vec::<String>::new());
+    assert_eq!(fs::read(outside.join("keep")).unwrap(), b"keep");
+    new.put(&k(".zgroup"), b"{\"zarr_format\":2}").unwrap();
+
+    // Each Zarr marker alone identifies a dataset.
+    for marker in [".zarray", ".zattrs", ".zmetadata", "zarr.json"] {
+        let r = dir.path().join(format!("m{marker}"));
+        fs::create_dir(&r).unwrap();
+        fs::write(r.join(marker), b"{}").unwrap();
+        fs::write(r.join("other"), b"x").unwrap();
+        let s = FileStore::create(&r, false).unwrap();
+        assert_eq!(
+            s.list(&Key::root()).unwrap(),
+            Vec::<String>::new(),
+            "{marker}"
+        );
+    }
+}
+
+#[test]
+fn file_create_replaces_file_link_and_empty_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    // A regular file.
+    let f = dir.path().join("was_file");
+    fs::write(&f, b"x").unwrap();
+    FileStore::create(&f, false)
+        .unwrap()
+        .put(&k("a"), b"1")
+        .unwrap();
+    assert!(fs::metadata(&f).unwrap().is_dir());
+    // A link to a non-Zarr directory: the link goes, the directory stays.
+    let target = dir.path().join("target");
+    fs::create_dir(&target).unwrap();
+    fs::write(target.join("keep"), b"keep").unwrap();
+    let l = dir.path().join("was_link");
+    std::os::unix::fs::symlink(&target, &l).unwrap();
+    FileStore::create(&l, false).unwrap();
+    assert!(!fs::symlink_metadata(&l).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read(target.join("keep")).unwrap(), b"keep");
+    // An empty directory; missing parents are made.
+    let e = dir.path().join("empty");
+    fs::create_dir(&e).unwrap();
+    FileStore::create(&e, false).unwrap();
+    FileStore::create(&dir.path().join("p/q/r.zarr"), true).unwrap();
+}
+
+#[test]
+fn file_open() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        FileStore::open(&dir.path().join("missing"), false).map(|_| ()),
+        Err(NcError::NoObject)
+    );
+    let file = dir.path().join("file");
+    fs::write(&file, b"CDF\x01").unwrap();
+    assert_eq!(
+        FileStore::open(&file, false).map(|_| ()),
+        Err(NcError::NotNc)
+    );
+
+    let root = dir.path().join("ds.zarr");
+    FileStore::create(&root, true)
+        .unwrap()
+        .put(&k(".zgroup"), b"{}")
+        .unwrap();
+    let ro = FileStore::open(&root, false).unwrap();
+    assert_eq!(ro.root(), root.as_path());
+    assert_eq!(
+        ro.get(&k(".zgroup"), 10).unwrap().as_deref(),
+        Some(&b"{}"[..])
+    );
+    assert_eq!(ro.put(&k(".zgroup"), b"x"), Err(NcError::Perm));
+    assert_eq!(ro.delete(&k(".zgroup")), Err(NcError::Perm));
+    assert_eq!(
+        ro.get(&k(".zgroup"), 10).unwrap().as_deref(),
+        Some(&b"{}"[..])
+    );
+    ro.flush().unwrap();
+
+    let rw = FileStore::open(&root, true).unwrap();
+    rw.put(&k("v/.zarray"), b"{}").unwrap();
+    rw.flush().unwrap();
+    assert_eq!(ro.list(&Key::root()).unwrap(), vec![".zgroup", "v"]);
+
+    // Opening through a link to the dataset works.
+    let link = dir.path().join("link.zarr");
+    std::os::unix::fs::symlink(&root, &link).unwrap();
+    assert_eq!(
+        FileStore::open(&link, false)
+            .unwrap()
+            .list(&k("v"))
+            .unwrap(),
+        vec![".zarray"]
+    );
+}
+
+#[test]
+fn file_store_survives_a_vanished_root() {
+    let (store, _dir) = new_file_store();
+    store.put(&k("a"), b"1").unwrap();
+    fs::remove_dir_all(store.root()).unwrap();
+    assert_eq!(store.get(&k("a"), 10), Ok(None));
+    assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
+    assert!(store.put(&k("b/c"), b"1").is_err());
+    store.delete(&k("a")).unwrap();
+    store.flush().unwrap();
+}
+
+#[test]
+fn key_validation() {
+    for bad in [
+        "..", "a/..", "../a", "a/../b", ".", "a/./b", "a//b", "a/", "//", "a\0b", "a\\b", "x/\0",
+    ] {
+        assert_eq!(Key::new(bad), Err(NcError::Inval), "{bad:?}");
+    }
+    assert_eq!(Key::new("/a/b").unwrap().as_str(), "a/b");
+    assert!(Key::new("").unwrap().is_root());
+    assert!(Key::new("/").unwrap().is_root());
+    assert_eq!(
+        Key::new("a.b/..c/.d")
+            .unwrap()
+            .segments()
+            .collect::<Vec<_>>(),
+        ["a.b", "..c", ".d"]
+    );
+    assert_eq!(k("a").join(".."), Err(NcError::Inval));
+    assert_eq!(k("a").join("b/c").unwrap().as_str(), "a/b/c");
+    assert_eq!(Key::root().join("x").unwrap().as_str(), "x");
+}
