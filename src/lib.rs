@@ -1,13 +1,20 @@
 //! nczarr: the netCDF-C API over NCZarr and Zarr v2 datasets.
 //!
-//! Layers, in one direction: `ffi` (the C boundary) -> handle table -> `model`
-//! and `engine` -> `format` (Zarr/NCZarr metadata) -> `storage` (the `Store`
-//! trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
+//! Layers, in one direction: `ffi` (the C boundary) -> `handles` -> `api`,
+//! `model` and `engine` -> `format` (Zarr/NCZarr metadata) -> `storage` (the
+//! `Store` trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
 #[macro_use]
 pub mod log;
+pub mod api;
+pub mod convert;
+pub mod engine;
 pub mod ffi;
+pub mod format;
+pub mod handles;
+pub mod model;
 pub mod storage;
 pub mod types;
+pub mod url;

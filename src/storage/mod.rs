@@ -99,3 +99,25 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     fn capabilities(&self) -> Capabilities;
 }
+
+/// Move every object below `from` to the same relative key below `to`
+/// (copy, then delete the originals). Used for renames.
+pub fn move_tree(store: &dyn Store, from: &Key, to: &Key) -> NcResult<()> {
+    fn walk(store: &dyn Store, from: &Key, to: &Key, depth: usize) -> NcResult<()> {
+        if depth > 64 {
+            return Err(NcError::NcZarr);
+        }
+        if let Some(b) = store.get(from, u64::MAX)? {
+            store.put(to, &b)?;
+        }
+        for child in store.list(from)? {
+            walk(store, &from.join(&child)?, &to.join(&child)?, depth + 1)?;
+        }
+        Ok(())
+    }
+    if from == to {
+        return Ok(());
+    }
+    walk(store, from, to, 0)?;
+    store.delete(from)
+}

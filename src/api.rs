@@ -1,0 +1,189 @@
+//! The safe Rust API behind the C boundary: dataset life cycle and the
+//! inquiries that need more than the model (virtual attributes, formats).
+#![forbid(unsafe_code)]
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{NcError, NcResult};
+use crate::format::{read, write};
+use crate::handles;
+use crate::model::{Att, AttValue, Dataset, Flavor, Group};
+use crate::storage::Store;
+use crate::storage::file::FileStore;
+use crate::types::{NC_GLOBAL, NcType};
+use crate::url::{self, Location, StoreKind, Target};
+
+pub const NC_WRITE: i32 = 0x0001;
+pub const NC_NOCLOBBER: i32 = 0x0004;
+pub const NC_DISKLESS: i32 = 0x0008;
+pub const NC_INMEMORY: i32 = 0x8000;
+
+/// The version string of `nc_inq_libvers`: netcdf-c's form, naming us.
+pub fn libvers() -> &'static str {
+    concat!("4.10.1 of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $\0")
+}
+
+fn zarr_location(path: &str, for_create: bool) -> NcResult<Location> {
+    match url::classify(path, for_create)? {
+        Target::Zarr(loc) => Ok(loc),
+        // Delegation of non-Zarr paths to the system libnetcdf comes later;
+        // without it, netcdf-c's answer for an unknown format.
+        Target::NotZarr => {
+            crate::nclog!(crate::log::Level::Note, "{}: not a Zarr dataset", path);
+            Err(NcError::NotNc)
+        }
+    }
+}
+
+fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<Arc<dyn Store>> {
+    match loc.kind {
+        StoreKind::File => {
+            let p = Path::new(&loc.path);
+            let s = match create {
+                Some(noclobber) => FileStore::create(p, noclobber)?,
+                None => FileStore::open(p, writable)?,
+            };
+            Ok(Arc::new(s))
+        }
+        StoreKind::Zip | StoreKind::S3 => {
+            crate::nclog!(crate::log::Level::Error, "{}: zip and S3 storage are not built yet", loc.original);
+            Err(NcError::NotBuilt)
+        }
+    }
+}
+
+/// nc_create.
+pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
+    let loc = zarr_location(path, true)?;
+    let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
+    let mut root = Group::new("/", None);
+    root.stored_key = None;
+    let mut ds = Dataset {
+        path: path.to_string(),
+        store,
+        groups: vec![root],
+        dims: Vec::new(),
+        writable: true,
+        define_mode: true,
+        fill_mode: true,
+        flavor: Flavor { pure_zarr: loc.zarr, xarray: loc.xarray_dims, consolidated: loc.consolidated },
+        ncproperties: Some(write::ncproperties()),
+        superblock_version: if loc.zarr { 0 } else { 2 },
+        meta_dirty: true,
+        created: true,
+    };
+    // The root group exists on storage from the start.
+    write::sync_metadata(&mut ds)?;
+    ds.store.flush()?;
+    handles::insert(ds)
+}
+
+/// nc_open.
+pub fn open(path: &str, mode: i32) -> NcResult<i32> {
+    let loc = zarr_location(path, false)?;
+    let writable = mode & NC_WRITE != 0;
+    let store = file_store(&loc, None, writable)?;
+    let opts = read::OpenOptions { xarray: loc.xarray_dims, consolidated: loc.consolidated, writable };
+    let ds = read::open(store, path, opts)?;
+    handles::insert(ds)
+}
+
+/// Write everything pending: chunks, then metadata, then make it durable.
+pub fn sync_all(ds: &mut Dataset) -> NcResult<()> {
+    if !ds.writable {
+        return Ok(());
+    }
+    crate::engine::flush_chunks(ds)?;
+    write::sync_metadata(ds)?;
+    ds.store.flush()
+}
+
+/// nc_enddef (also entered implicitly by data access).
+pub fn enddef(ds: &mut Dataset) -> NcResult<()> {
+    if !ds.define_mode {
+        return Err(NcError::NotInDefine);
+    }
+    sync_all(ds)?;
+    ds.define_mode = false;
+    Ok(())
+}
+
+/// nc_redef.
+pub fn redef(ds: &mut Dataset) -> NcResult<()> {
+    if !ds.writable {
+        return Err(NcError::Perm);
+    }
+    if ds.define_mode {
+        return Err(NcError::InDefine);
+    }
+    ds.define_mode = true;
+    Ok(())
+}
+
+/// nc_sync: in define mode it ends define mode first, as netCDF-4 does.
+pub fn sync(ds: &mut Dataset) -> NcResult<()> {
+    if ds.define_mode {
+        return enddef(ds);
+    }
+    sync_all(ds)
+}
+
+/// nc_close.
+pub fn close(ncid: i32) -> NcResult<()> {
+    let (shared, grp) = handles::get(ncid)?;
+    if grp != 0 {
+        // netcdf-c closes the file of any group id; so do we.
+    }
+    let result = {
+        let mut ds = shared.lock().map_err(|_| NcError::Internal)?;
+        let r = sync_all(&mut ds);
+        ds.define_mode = false;
+        r
+    };
+    handles::remove(ncid)?;
+    result
+}
+
+/// nc_abort: drop pending changes; a dataset created by this handle and
+/// never taken out of define mode is removed, as netcdf-c does.
+pub fn abort(ncid: i32) -> NcResult<()> {
+    let shared = handles::remove(ncid)?;
+    let ds = shared.lock().map_err(|_| NcError::Internal)?;
+    if ds.created && ds.define_mode && ds.writable {
+        ds.store.delete(&crate::storage::Key::root())?;
+    }
+    Ok(())
+}
+
+/// Look an attribute up, answering the virtual ones netcdf-c answers by name.
+pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> NcResult<Cow<'a, Att>> {
+    match ds.att(grp, varid, name) {
+        Ok(a) => return Ok(Cow::Borrowed(a)),
+        Err(NcError::NotAtt) => {}
+        Err(e) => return Err(e),
+    }
+    if varid == NC_GLOBAL && grp == 0 {
+        let int = |v: i32| Att {
+            name: name.to_string(),
+            ty: NcType::Int,
+            value: AttValue::Bytes(v.to_ne_bytes().to_vec()),
+        };
+        match name {
+            "_NCProperties" => {
+                if let Some(p) = &ds.ncproperties {
+                    return Ok(Cow::Owned(write::text_att(name, p)));
+                }
+            }
+            "_IsNetcdf4" => return Ok(Cow::Owned(int(1))),
+            "_SuperblockVersion" => return Ok(Cow::Owned(int(ds.superblock_version))),
+            _ => {}
+        }
+    } else if varid != NC_GLOBAL && name == "_Codecs" {
+        if let Some(t) = write::codecs_text(ds.var(grp, varid)?) {
+            return Ok(Cow::Owned(write::text_att(name, &t)));
+        }
+    }
+    Err(NcError::NotAtt)
+}

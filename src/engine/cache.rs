@@ -1,0 +1,189 @@
+//! A bounded LRU cache of decoded chunks for one variable, honouring
+//! `nc_set_chunk_cache` / `nc_set_var_chunk_cache` (bytes and entry count).
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, HashMap};
+
+/// A decoded chunk: numbers and chars as native-endian bytes of the variable's
+/// type; strings as one optional byte string per element (None = NULL).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChunkData {
+    Bytes(Vec<u8>),
+    Strings(Vec<Option<Vec<u8>>>),
+}
+
+impl ChunkData {
+    pub fn byte_size(&self) -> usize {
+        match self {
+            ChunkData::Bytes(b) => b.len(),
+            ChunkData::Strings(s) => {
+                s.iter().map(|x| x.as_ref().map_or(0, Vec::len) + 24).sum::<usize>()
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    data: ChunkData,
+    dirty: bool,
+    tick: u64,
+}
+
+#[derive(Debug)]
+pub struct ChunkCache {
+    pub size: usize,
+    pub nelems: usize,
+    pub preemption: f32,
+    entries: HashMap<Vec<u64>, Entry>,
+    lru: BTreeMap<u64, Vec<u64>>,
+    tick: u64,
+    used: usize,
+}
+
+impl ChunkCache {
+    pub fn new(size: usize, nelems: usize, preemption: f32) -> ChunkCache {
+        ChunkCache {
+            size,
+            nelems,
+            preemption,
+            entries: HashMap::new(),
+            lru: BTreeMap::new(),
+            tick: 0,
+            used: 0,
+        }
+    }
+
+    fn touch(&mut self, key: &[u64]) {
+        self.tick += 1;
+        let t = self.tick;
+        if let Some(e) = self.entries.get_mut(key) {
+            self.lru.remove(&e.tick);
+            e.tick = t;
+            self.lru.insert(t, key.to_vec());
+        }
+    }
+
+    pub fn contains(&self, key: &[u64]) -> bool {
+        self.entries.contains_key(key)
+    }
+
+    pub fn get(&mut self, key: &[u64]) -> Option<&ChunkData> {
+        self.touch(key);
+        self.entries.get(key).map(|e| &e.data)
+    }
+
+    /// Mutable access; marks the chunk dirty.
+    pub fn get_mut(&mut self, key: &[u64]) -> Option<&mut ChunkData> {
+        self.touch(key);
+        let e = self.entries.get_mut(key)?;
+        e.dirty = true;
+        // Size may change (strings); recomputed on eviction checks.
+        Some(&mut e.data)
+    }
+
+    /// Insert a chunk. Returns the entries evicted to stay within bounds
+    /// (with their dirty flags); dirty ones must be written by the caller.
+    pub fn insert(&mut self, key: Vec<u64>, data: ChunkData, dirty: bool) -> Vec<(Vec<u64>, ChunkData, bool)> {
+        if let Some(old) = self.entries.remove(&key) {
+            self.lru.remove(&old.tick);
+            self.used -= old.data.byte_size();
+        }
+        let sz = data.byte_size();
+        // A chunk larger than the whole cache is not kept.
+        if sz > self.size || self.nelems == 0 {
+            return if dirty { vec![(key, data, true)] } else { Vec::new() };
+        }
+        self.tick += 1;
+        self.used += sz;
+        self.lru.insert(self.tick, key.clone());
+        self.entries.insert(key, Entry { data, dirty, tick: self.tick });
+        self.evict()
+    }
+
+    fn evict(&mut self) -> Vec<(Vec<u64>, ChunkData, bool)> {
+        let mut out = Vec::new();
+        while self.entries.len() > self.nelems || self.used > self.size {
+            let Some((&t, _)) = self.lru.iter().next() else { break };
+            let key = self.lru.remove(&t).unwrap_or_default();
+            if let Some(e) = self.entries.remove(&key) {
+                self.used -= e.data.byte_size();
+                out.push((key, e.data, e.dirty));
+            }
+        }
+        out
+    }
+
+    /// Recompute the byte count after in-place edits and evict if needed.
+    pub fn rebalance(&mut self) -> Vec<(Vec<u64>, ChunkData, bool)> {
+        self.used = self.entries.values().map(|e| e.data.byte_size()).sum();
+        self.evict()
+    }
+
+    /// Take copies of all dirty chunks, marking them clean.
+    pub fn take_dirty(&mut self) -> Vec<(Vec<u64>, ChunkData)> {
+        let mut out = Vec::new();
+        for (k, e) in self.entries.iter_mut() {
+            if e.dirty {
+                e.dirty = false;
+                out.push((k.clone(), e.data.clone()));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Mark a chunk dirty again (after a failed write).
+    pub fn mark_dirty(&mut self, key: &[u64]) {
+        if let Some(e) = self.entries.get_mut(key) {
+            e.dirty = true;
+        }
+    }
+
+    pub fn has_dirty(&self) -> bool {
+        self.entries.values().any(|e| e.dirty)
+    }
+
+    /// Drop clean entries and resize (nc_set_var_chunk_cache). Dirty entries
+    /// are returned for writing.
+    pub fn resize(&mut self, size: usize, nelems: usize, preemption: f32) -> Vec<(Vec<u64>, ChunkData, bool)> {
+        self.size = size;
+        self.nelems = nelems;
+        self.preemption = preemption;
+        self.evict()
+    }
+
+    /// Forget cached fill-derived state (the fill value changed). Only clean
+    /// chunks can depend on it, and none exist before data is written.
+    pub fn clear_fill(&mut self) {
+        self.entries.retain(|_, e| e.dirty);
+        self.lru.retain(|_, k| self.entries.contains_key(k));
+        self.used = self.entries.values().map(|e| e.data.byte_size()).sum();
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.lru.clear();
+        self.used = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_bounds() {
+        let mut c = ChunkCache::new(100, 2, 0.75);
+        assert!(c.insert(vec![0], ChunkData::Bytes(vec![0; 10]), false).is_empty());
+        assert!(c.insert(vec![1], ChunkData::Bytes(vec![0; 10]), true).is_empty());
+        c.get(&[0]);
+        let ev = c.insert(vec![2], ChunkData::Bytes(vec![0; 10]), false);
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].0, vec![1]);
+        assert!(ev[0].2);
+        let ev = c.insert(vec![3], ChunkData::Bytes(vec![0; 1000]), true);
+        assert_eq!(ev.len(), 1);
+        assert!(!c.contains(&[3]));
+    }
+}

@@ -1,0 +1,840 @@
+//! The data path: hyperslab <-> chunk mapping, chunk decode/encode on a
+//! private thread pool, type conversion, and the chunk cache.
+#![forbid(unsafe_code)]
+
+pub mod cache;
+
+use std::sync::LazyLock;
+
+use rayon::prelude::*;
+
+use crate::convert;
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+use crate::model::{Dataset, StringLayout, Var};
+use crate::storage::{Key, Store};
+use crate::types::NcType;
+use cache::ChunkData;
+
+/// The library's own worker pool (size from `NCZARR_THREADS`, default: all cores).
+static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
+    let n = std::env::var("NCZARR_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("nczarr-{i}"))
+        .build()
+        .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool"))
+});
+
+/// How many bytes of decoded chunks one batch of parallel reads may hold.
+const BATCH_BYTES: usize = 256 << 20;
+
+/// Caller memory for a read.
+pub enum MemOut<'a> {
+    Num { ty: NcType, data: &'a mut [u8] },
+    Str(&'a mut [Option<Vec<u8>>]),
+}
+
+/// Caller memory for a write.
+pub enum MemIn<'a> {
+    Num { ty: NcType, data: &'a [u8] },
+    Str(&'a [Option<Vec<u8>>]),
+}
+
+/// Everything needed to encode or decode one chunk of a variable, detached
+/// from the dataset so that worker threads can use it.
+#[derive(Debug, Clone)]
+struct ChunkSpec {
+    ty: NcType,
+    big_endian: bool,
+    layout: StringLayout,
+    order_f: bool,
+    chunk: Vec<usize>,
+    nelems: usize,
+    fill: Vec<u8>,
+    has_codecs: bool,
+    prefix: String,
+    sep: char,
+}
+
+impl ChunkSpec {
+    fn of(ds: &Dataset, grp: usize, var: &Var) -> ChunkSpec {
+        let chunk = if var.is_scalar() { vec![1] } else { var.chunks.clone() };
+        let nelems = chunk.iter().product();
+        ChunkSpec {
+            ty: var.ty,
+            big_endian: var.big_endian,
+            layout: var.string_layout,
+            order_f: var.order_f,
+            nelems,
+            chunk,
+            fill: var.fill.clone(),
+            has_codecs: !var.codecs.is_empty(),
+            prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
+            sep: var.dim_separator,
+        }
+    }
+
+    fn key(&self, idx: &[u64]) -> NcResult<Key> {
+        let sep = self.sep.to_string();
+        let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&sep);
+        Key::new(&format!("{}/{}", self.prefix, name))
+    }
+
+    fn elem_size(&self) -> usize {
+        match (self.ty, self.layout) {
+            (NcType::String, StringLayout::Fixed(n)) => n,
+            (NcType::String, StringLayout::Utf32 { n, .. }) => n * 4,
+            (t, _) => t.size(),
+        }
+    }
+
+    fn fill_chunk(&self) -> ChunkData {
+        match self.ty {
+            NcType::String => ChunkData::Strings(vec![Some(self.fill.clone()); self.nelems]),
+            _ => {
+                let mut b = Vec::with_capacity(self.nelems * self.fill.len());
+                for _ in 0..self.nelems {
+                    b.extend_from_slice(&self.fill);
+                }
+                ChunkData::Bytes(b)
+            }
+        }
+    }
+
+    /// Fetch and decode one chunk (fill when absent).
+    fn load(&self, store: &dyn Store, idx: &[u64]) -> NcResult<ChunkData> {
+        let key = self.key(idx)?;
+        let raw_len = self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?;
+        if self.has_codecs {
+            // Codecs arrive with the filter work; until then, as netcdf-c
+            // without the plugin: the data cannot be decoded.
+            crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
+            return Err(NcError::NoFilter);
+        }
+        let Some(raw) = store.get(&key, raw_len as u64)? else {
+            return Ok(self.fill_chunk());
+        };
+        self.decode(raw, &key)
+    }
+
+    fn decode(&self, mut raw: Vec<u8>, key: &Key) -> NcResult<ChunkData> {
+        let es = self.elem_size();
+        if raw.len() != self.nelems * es {
+            crate::nclog!(
+                Level::Error,
+                "chunk {} has {} bytes, expected {}",
+                key.as_str(),
+                raw.len(),
+                self.nelems * es
+            );
+            return Err(NcError::NcZarr);
+        }
+        if self.order_f && self.chunk.len() > 1 {
+            raw = transpose(&raw, &self.chunk, es, true);
+        }
+        match (self.ty, self.layout) {
+            (NcType::String, StringLayout::Fixed(n)) => Ok(ChunkData::Strings(
+                raw.chunks_exact(n)
+                    .map(|c| {
+                        let end = c.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                        if end == 0 { None } else { Some(c[..end].to_vec()) }
+                    })
+                    .collect(),
+            )),
+            (NcType::String, StringLayout::Utf32 { n, big }) => Ok(ChunkData::Strings(
+                raw.chunks_exact(n * 4)
+                    .map(|c| {
+                        let s: String = c
+                            .chunks_exact(4)
+                            .map(|u| {
+                                let a = [u[0], u[1], u[2], u[3]];
+                                if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+                            })
+                            .take_while(|&u| u != 0)
+                            .map(|u| char::from_u32(u).unwrap_or('\u{fffd}'))
+                            .collect();
+                        Some(s.into_bytes())
+                    })
+                    .collect(),
+            )),
+            (t, _) => {
+                if self.big_endian != cfg!(target_endian = "big") {
+                    convert::swap_in_place(&mut raw, t.size());
+                }
+                Ok(ChunkData::Bytes(raw))
+            }
+        }
+    }
+
+    fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
+        if self.has_codecs {
+            return Err(NcError::NoFilter);
+        }
+        let es = self.elem_size();
+        let mut raw = match data {
+            ChunkData::Bytes(b) => {
+                let mut b = b.clone();
+                if self.big_endian != cfg!(target_endian = "big") {
+                    convert::swap_in_place(&mut b, self.ty.size());
+                }
+                b
+            }
+            ChunkData::Strings(s) => {
+                let mut out = vec![0u8; s.len() * es];
+                for (i, v) in s.iter().enumerate() {
+                    let Some(v) = v else { continue };
+                    let slot = &mut out[i * es..(i + 1) * es];
+                    match self.layout {
+                        StringLayout::Fixed(_) => {
+                            let n = v.len().min(es);
+                            slot[..n].copy_from_slice(&v[..n]);
+                        }
+                        StringLayout::Utf32 { big, .. } => {
+                            let text = String::from_utf8_lossy(v);
+                            for (j, ch) in text.chars().take(es / 4).enumerate() {
+                                let u = ch as u32;
+                                let b = if big { u.to_be_bytes() } else { u.to_le_bytes() };
+                                slot[j * 4..j * 4 + 4].copy_from_slice(&b);
+                            }
+                        }
+                    }
+                }
+                out
+            }
+        };
+        if self.order_f && self.chunk.len() > 1 {
+            raw = transpose(&raw, &self.chunk, es, false);
+        }
+        Ok(raw)
+    }
+}
+
+/// Reorder a chunk between C and Fortran order. `to_c`: input is F-ordered.
+fn transpose(data: &[u8], shape: &[usize], es: usize, to_c: bool) -> Vec<u8> {
+    let n = shape.len();
+    let total: usize = shape.iter().product();
+    let mut out = vec![0u8; data.len()];
+    let mut cstr = vec![1usize; n];
+    let mut fstr = vec![1usize; n];
+    for d in (0..n.saturating_sub(1)).rev() {
+        cstr[d] = cstr[d + 1] * shape[d + 1];
+    }
+    for d in 1..n {
+        fstr[d] = fstr[d - 1] * shape[d - 1];
+    }
+    let mut idx = vec![0usize; n];
+    for c in 0..total {
+        let f: usize = idx.iter().zip(&fstr).map(|(i, s)| i * s).sum();
+        let (src, dst) = if to_c { (f, c) } else { (c, f) };
+        out[dst * es..(dst + 1) * es].copy_from_slice(&data[src * es..(src + 1) * es]);
+        for d in (0..n).rev() {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+        let _ = cstr[0];
+    }
+    out
+}
+
+/// One dimension's part of a selection inside one chunk.
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    /// Chunk index along the dimension.
+    c: u64,
+    /// First selected output index and how many.
+    k0: usize,
+    kn: usize,
+    /// Offset inside the chunk of the first selected element.
+    j0: usize,
+}
+
+/// Per dimension, the chunks a (start, count, stride) selection touches.
+fn segments(start: usize, count: usize, stride: usize, chunk: usize) -> Vec<Seg> {
+    let mut out = Vec::new();
+    let mut k = 0usize;
+    while k < count {
+        let pos = start + k * stride;
+        let c = pos / chunk;
+        let end = (c + 1) * chunk; // first position past this chunk
+        // number of k with start + k*stride < end
+        let kn = ((end - 1 - start) / stride + 1).min(count) - k;
+        out.push(Seg { c: c as u64, k0: k, kn, j0: pos - c * chunk });
+        k += kn;
+    }
+    out
+}
+
+/// A validated selection over a variable (scalars become one element of shape [1]).
+struct Selection {
+    start: Vec<usize>,
+    count: Vec<usize>,
+    stride: Vec<usize>,
+    chunk: Vec<usize>,
+    total: usize,
+}
+
+fn selection(
+    ds: &Dataset,
+    var: &Var,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    for_write: bool,
+) -> NcResult<Selection> {
+    if var.is_scalar() {
+        // netcdf-c ignores start/count for scalars beyond their being in range.
+        if let Some(&s) = start.first() {
+            if s > 0 {
+                return Err(NcError::InvalCoords);
+            }
+        }
+        return Ok(Selection { start: vec![0], count: vec![1], stride: vec![1], chunk: vec![1], total: 1 });
+    }
+    let n = var.dimids.len();
+    if start.len() < n || count.len() < n {
+        return Err(NcError::Inval);
+    }
+    let mut st = Vec::with_capacity(n);
+    if let Some(s) = stride {
+        if s.len() < n {
+            return Err(NcError::Inval);
+        }
+        for &x in &s[..n] {
+            if x <= 0 {
+                return Err(NcError::Stride);
+            }
+            st.push(x as usize);
+        }
+    } else {
+        st = vec![1; n];
+    }
+    let mut total: usize = 1;
+    for d in 0..n {
+        let dim = &ds.dims[var.dimids[d]];
+        let (s, c) = (start[d], count[d]);
+        if !(for_write && dim.unlimited) {
+            if s > dim.len {
+                return Err(NcError::InvalCoords);
+            }
+            if c > 0 {
+                let last = (c - 1).checked_mul(st[d]).and_then(|x| x.checked_add(s)).ok_or(NcError::Edge)?;
+                if last >= dim.len {
+                    return Err(NcError::Edge);
+                }
+            }
+        } else if c > 0 {
+            (c - 1).checked_mul(st[d]).and_then(|x| x.checked_add(s)).ok_or(NcError::Edge)?;
+        }
+        total = total.checked_mul(c).ok_or(NcError::Edge)?;
+    }
+    Ok(Selection {
+        start: start[..n].to_vec(),
+        count: count[..n].to_vec(),
+        stride: st,
+        chunk: var.chunks.clone(),
+        total,
+    })
+}
+
+/// Visit every chunk of a selection: `f(chunk index, per-dimension segments)`.
+fn for_each_chunk(sel: &Selection, mut f: impl FnMut(Vec<u64>, Vec<Seg>) -> NcResult<()>) -> NcResult<()> {
+    let per_dim: Vec<Vec<Seg>> = (0..sel.start.len())
+        .map(|d| segments(sel.start[d], sel.count[d], sel.stride[d], sel.chunk[d]))
+        .collect();
+    if per_dim.iter().any(Vec::is_empty) {
+        return Ok(());
+    }
+    let n = per_dim.len();
+    let mut pos = vec![0usize; n];
+    loop {
+        let segs: Vec<Seg> = (0..n).map(|d| per_dim[d][pos[d]]).collect();
+        f(segs.iter().map(|s| s.c).collect(), segs)?;
+        let mut d = n;
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            pos[d] += 1;
+            if pos[d] < per_dim[d].len() {
+                break;
+            }
+            pos[d] = 0;
+        }
+    }
+}
+
+/// Call `run(out_elem, chunk_elem, len, chunk_step)` for every run of the
+/// selection inside one chunk; runs follow the last dimension.
+fn for_each_run(sel: &Selection, segs: &[Seg], mut run: impl FnMut(usize, usize, usize, usize) -> NcResult<()>) -> NcResult<()> {
+    let n = segs.len();
+    // Output strides (C order over count) and chunk strides (C order over chunk shape).
+    let mut ostr = vec![1usize; n];
+    let mut cstr = vec![1usize; n];
+    for d in (0..n - 1).rev() {
+        ostr[d] = ostr[d + 1] * sel.count[d + 1];
+        cstr[d] = cstr[d + 1] * sel.chunk[d + 1];
+    }
+    let last = n - 1;
+    let mut i = vec![0usize; n];
+    loop {
+        let mut o = 0;
+        let mut c = 0;
+        for d in 0..last {
+            o += (segs[d].k0 + i[d]) * ostr[d];
+            c += (segs[d].j0 + i[d] * sel.stride[d]) * cstr[d];
+        }
+        o += segs[last].k0;
+        c += segs[last].j0;
+        run(o, c, segs[last].kn, sel.stride[last])?;
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            i[d] += 1;
+            if i[d] < segs[d].kn {
+                break;
+            }
+            i[d] = 0;
+        }
+    }
+}
+
+fn check_types(mem: NcType, file: NcType) -> NcResult<()> {
+    if mem == NcType::String || file == NcType::String {
+        if mem != file {
+            return Err(convert::check_compatible(mem, file).err().unwrap_or(NcError::BadType));
+        }
+        return Ok(());
+    }
+    convert::check_compatible(mem, file)
+}
+
+/// Copy one run from a decoded chunk to caller memory, converting types.
+fn copy_out(
+    chunk: &ChunkData,
+    ft: NcType,
+    out: &mut MemOut<'_>,
+    o: usize,
+    c: usize,
+    len: usize,
+    step: usize,
+    scratch: &mut Vec<u8>,
+) -> NcResult<()> {
+    match (chunk, out) {
+        (ChunkData::Bytes(b), MemOut::Num { ty, data }) => {
+            let fs = ft.size();
+            let ms = ty.size();
+            let dst = &mut data[o * ms..(o + len) * ms];
+            if step == 1 {
+                convert::convert(ft, &b[c * fs..(c + len) * fs], *ty, dst)
+            } else {
+                scratch.clear();
+                for k in 0..len {
+                    let p = (c + k * step) * fs;
+                    scratch.extend_from_slice(&b[p..p + fs]);
+                }
+                convert::convert(ft, scratch, *ty, dst)
+            }
+        }
+        (ChunkData::Strings(s), MemOut::Str(dst)) => {
+            for k in 0..len {
+                dst[o + k] = s[c + k * step].clone();
+            }
+            Ok(())
+        }
+        _ => Err(NcError::BadType),
+    }
+}
+
+fn copy_in(
+    src: &MemIn<'_>,
+    chunk: &mut ChunkData,
+    ft: NcType,
+    o: usize,
+    c: usize,
+    len: usize,
+    step: usize,
+    scratch: &mut Vec<u8>,
+) -> NcResult<()> {
+    match (src, chunk) {
+        (MemIn::Num { ty, data }, ChunkData::Bytes(b)) => {
+            let fs = ft.size();
+            let ms = ty.size();
+            let s = &data[o * ms..(o + len) * ms];
+            if step == 1 {
+                convert::convert(*ty, s, ft, &mut b[c * fs..(c + len) * fs])
+            } else {
+                scratch.clear();
+                scratch.resize(len * fs, 0);
+                let r = convert::convert(*ty, s, ft, scratch);
+                for k in 0..len {
+                    let p = (c + k * step) * fs;
+                    b[p..p + fs].copy_from_slice(&scratch[k * fs..(k + 1) * fs]);
+                }
+                r
+            }
+        }
+        (MemIn::Str(s), ChunkData::Strings(dst)) => {
+            for k in 0..len {
+                dst[c + k * step] = s[o + k].clone();
+            }
+            Ok(())
+        }
+        _ => Err(NcError::BadType),
+    }
+}
+
+/// Write dirty chunks evicted from a cache.
+fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkData, bool)>) -> NcResult<()> {
+    for (idx, data, dirty) in ev {
+        if dirty {
+            let raw = spec.encode(&data)?;
+            store.put(&spec.key(&idx)?, &raw)?;
+        }
+    }
+    Ok(())
+}
+
+/// Read a hyperslab (nc_get_vars) into caller memory.
+pub fn get_vars(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    mut out: MemOut<'_>,
+) -> NcResult<()> {
+    let store = ds.store.clone();
+    let (spec, sel) = {
+        let var = ds.var(grp, varid)?;
+        let mt = match &out {
+            MemOut::Num { ty, .. } => *ty,
+            MemOut::Str(_) => NcType::String,
+        };
+        check_types(mt, var.ty)?;
+        let sel = selection(ds, var, start, count, stride, false)?;
+        (ChunkSpec::of(ds, grp, var), sel)
+    };
+    if sel.total == 0 {
+        return Ok(());
+    }
+    let need = match &out {
+        MemOut::Num { ty, data } => data.len() >= sel.total * ty.size(),
+        MemOut::Str(s) => s.len() >= sel.total,
+    };
+    if !need {
+        return Err(NcError::Inval);
+    }
+    // Gather the chunks and their segments.
+    let mut work: Vec<(Vec<u64>, Vec<Seg>)> = Vec::new();
+    for_each_chunk(&sel, |idx, segs| {
+        work.push((idx, segs));
+        Ok(())
+    })?;
+    let ft = spec.ty;
+    let var = ds.var_mut(grp, varid)?;
+    let mut range_err = false;
+    let mut scratch = Vec::new();
+    let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
+    let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
+    let mut i = 0;
+    while i < work.len() {
+        let batch = &work[i..(i + per_batch).min(work.len())];
+        i += batch.len();
+        // Decode missing chunks in parallel.
+        let missing: Vec<&Vec<u64>> = batch.iter().map(|(k, _)| k).filter(|k| !var.cache.contains(k)).collect();
+        let loaded: Vec<NcResult<ChunkData>> = if missing.len() > 1 {
+            POOL.install(|| missing.par_iter().map(|k| spec.load(store.as_ref(), k)).collect())
+        } else {
+            missing.iter().map(|k| spec.load(store.as_ref(), k)).collect()
+        };
+        let mut fresh = std::collections::HashMap::new();
+        for (k, r) in missing.into_iter().zip(loaded) {
+            fresh.insert(k.clone(), r?);
+        }
+        for (idx, segs) in batch {
+            let res = if let Some(data) = fresh.get(idx) {
+                copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch)
+            } else {
+                let data = var.cache.get(idx).ok_or(NcError::Internal)?;
+                copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch)
+            };
+            match res {
+                Ok(()) => {}
+                Err(NcError::Range) => range_err = true,
+                Err(e) => return Err(e),
+            }
+        }
+        for (k, data) in fresh {
+            let ev = var.cache.insert(k, data, false);
+            write_evicted(&spec, store.as_ref(), ev)?;
+        }
+    }
+    if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+fn copy_runs_out(
+    sel: &Selection,
+    segs: &[Seg],
+    data: &ChunkData,
+    ft: NcType,
+    out: &mut MemOut<'_>,
+    scratch: &mut Vec<u8>,
+) -> NcResult<()> {
+    let mut range_err = false;
+    for_each_run(sel, segs, |o, c, len, step| match copy_out(data, ft, out, o, c, len, step, scratch) {
+        Err(NcError::Range) => {
+            range_err = true;
+            Ok(())
+        }
+        r => r,
+    })?;
+    if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// Does the selection within this chunk cover every in-bounds element of it?
+fn covers_chunk(sel: &Selection, segs: &[Seg], shape: &[usize]) -> bool {
+    segs.iter().enumerate().all(|(d, s)| {
+        let c0 = s.c as usize * sel.chunk[d];
+        let inb = sel.chunk[d].min(shape[d].saturating_sub(c0));
+        sel.stride[d] == 1 && s.j0 == 0 && s.kn >= inb
+    })
+}
+
+/// Write a hyperslab (nc_put_vars) from caller memory. Unlimited dimensions grow.
+pub fn put_vars(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    src: MemIn<'_>,
+) -> NcResult<()> {
+    if !ds.writable {
+        return Err(NcError::Perm);
+    }
+    if ds.define_mode {
+        // netCDF-4 leaves define mode implicitly on data access.
+        crate::api::enddef(ds)?;
+    }
+    let store = ds.store.clone();
+    let (_, sel, dimids) = {
+        let var = ds.var(grp, varid)?;
+        let mt = match &src {
+            MemIn::Num { ty, .. } => *ty,
+            MemIn::Str(_) => NcType::String,
+        };
+        check_types(mt, var.ty)?;
+        let sel = selection(ds, var, start, count, stride, true)?;
+        (ChunkSpec::of(ds, grp, var), sel, var.dimids.clone())
+    };
+    if sel.total == 0 {
+        return Ok(());
+    }
+    let ok = match &src {
+        MemIn::Num { ty, data } => data.len() >= sel.total * ty.size(),
+        MemIn::Str(s) => s.len() >= sel.total,
+    };
+    if !ok {
+        return Err(NcError::Inval);
+    }
+    // Strings wider than the variable's fixed width widen it while nothing
+    // has been stored yet; afterwards they would be cut, so they are refused.
+    if let MemIn::Str(s) = &src {
+        let longest = s[..sel.total].iter().map(|x| x.as_ref().map_or(0, Vec::len)).max().unwrap_or(0);
+        let var = ds.var_mut(grp, varid)?;
+        if let StringLayout::Fixed(n) = var.string_layout {
+            if longest > n {
+                if var.chunks_on_disk {
+                    crate::nclog!(Level::Error, "string of {} bytes exceeds the variable's stored width {}", longest, n);
+                    return Err(NcError::Range);
+                }
+                var.string_layout = StringLayout::Fixed(longest);
+                var.meta_dirty = true;
+            }
+        }
+    }
+    let spec = {
+        let var = ds.var(grp, varid)?;
+        ChunkSpec::of(ds, grp, var)
+    };
+    // New dimension lengths after this write.
+    let mut grown = Vec::new();
+    for (d, &dimid) in dimids.iter().enumerate() {
+        let end = sel.start[d] + (sel.count[d] - 1) * sel.stride[d] + 1;
+        if ds.dims[dimid].unlimited && end > ds.dims[dimid].len {
+            grown.push((dimid, end));
+        }
+    }
+    for &(dimid, end) in &grown {
+        ds.dims[dimid].len = end;
+    }
+    if !grown.is_empty() {
+        ds.meta_dirty = true;
+        for g in ds.groups.iter_mut() {
+            for v in g.vars.iter_mut() {
+                if v.dimids.iter().any(|d| grown.iter().any(|(g, _)| g == d)) {
+                    v.meta_dirty = true;
+                }
+            }
+        }
+    }
+    let shape = {
+        let var = ds.var(grp, varid)?;
+        if var.is_scalar() { vec![1] } else { ds.var_shape(var) }
+    };
+    let ft = spec.ty;
+    let var = ds.var_mut(grp, varid)?;
+    var.data_written = true;
+    let mut range_err = false;
+    let mut scratch = Vec::new();
+    let mut result = Ok(());
+    for_each_chunk(&sel, |idx, segs| {
+        let mut data = if let Some(d) = var.cache.get(&idx) {
+            d.clone()
+        } else if covers_chunk(&sel, &segs, &shape) {
+            spec.fill_chunk()
+        } else {
+            spec.load(store.as_ref(), &idx)?
+        };
+        let r = for_each_run(&sel, &segs, |o, c, len, step| {
+            match copy_in(&src, &mut data, ft, o, c, len, step, &mut scratch) {
+                Err(NcError::Range) => {
+                    range_err = true;
+                    Ok(())
+                }
+                r => r,
+            }
+        });
+        if let Err(e) = r {
+            result = Err(e);
+        }
+        let ev = var.cache.insert(idx, data, true);
+        var.chunks_on_disk |= ev.iter().any(|e| e.2);
+        write_evicted(&spec, store.as_ref(), ev)
+    })?;
+    result?;
+    if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// Encode and store every dirty chunk of every variable, in parallel.
+pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
+    let store = ds.store.clone();
+    for g in 0..ds.groups.len() {
+        for vi in 0..ds.groups[g].vars.len() {
+            if !ds.groups[g].vars[vi].cache.has_dirty() {
+                continue;
+            }
+            let spec = ChunkSpec::of(ds, g, &ds.groups[g].vars[vi]);
+            let dirty = ds.groups[g].vars[vi].cache.take_dirty();
+            let results: Vec<(Vec<u64>, NcResult<()>)> = POOL.install(|| {
+                dirty
+                    .par_iter()
+                    .map(|(idx, data)| {
+                        let r = spec.encode(data).and_then(|raw| store.put(&spec.key(idx)?, &raw));
+                        (idx.clone(), r)
+                    })
+                    .collect()
+            });
+            let var = &mut ds.groups[g].vars[vi];
+            let mut first_err = None;
+            for (idx, r) in results {
+                if let Err(e) = r {
+                    var.cache.mark_dirty(&idx);
+                    first_err.get_or_insert(e);
+                }
+            }
+            var.chunks_on_disk = true;
+            if var.stored_key.is_none() {
+                var.stored_key = Some(spec.prefix.clone());
+            }
+            if let Some(e) = first_err {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read with a mapped layout (nc_get_varm): `imap` gives, per dimension, the
+/// distance in elements between successive values in caller memory.
+pub fn scatter_map<T: Clone>(contig: &[T], count: &[usize], imap: &[usize], out: &mut [T]) {
+    let n = count.len();
+    if n == 0 {
+        if let (Some(o), Some(c)) = (out.first_mut(), contig.first()) {
+            *o = c.clone();
+        }
+        return;
+    }
+    let mut idx = vec![0usize; n];
+    for v in contig {
+        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
+        out[off] = v.clone();
+        for d in (0..n).rev() {
+            idx[d] += 1;
+            if idx[d] < count[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The inverse of `scatter_map`, for nc_put_varm.
+pub fn gather_map<T: Clone>(src: &[T], count: &[usize], imap: &[usize], contig: &mut [T]) {
+    let n = count.len();
+    if n == 0 {
+        if let (Some(c), Some(s)) = (contig.first_mut(), src.first()) {
+            *c = s.clone();
+        }
+        return;
+    }
+    let mut idx = vec![0usize; n];
+    for v in contig.iter_mut() {
+        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
+        *v = src[off].clone();
+        for d in (0..n).rev() {
+            idx[d] += 1;
+            if idx[d] < count[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segs() {
+        let s = segments(3, 5, 1, 4);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].c, s[0].k0, s[0].kn, s[0].j0), (0, 0, 1, 3));
+        assert_eq!((s[1].c, s[1].k0, s[1].kn, s[1].j0), (1, 1, 4, 0));
+        let s = segments(1, 4, 3, 4); // positions 1,4,7,10
+        assert_eq!(s.iter().map(|x| (x.c, x.kn, x.j0)).collect::<Vec<_>>(), vec![(0, 1, 1), (1, 2, 0), (2, 1, 2)]);
+    }
+
+    #[test]
+    fn transpose_round_trip() {
+        let data: Vec<u8> = (0..24).collect();
+        let f = transpose(&data, &[2, 3, 4], 1, false);
+        assert_eq!(transpose(&f, &[2, 3, 4], 1, true), data);
+        assert_eq!(&f[..4], &[0, 12, 4, 16]);
+    }
+}

@@ -1,0 +1,104 @@
+//! Zarr v2 `dtype` strings <-> netCDF types.
+#![forbid(unsafe_code)]
+
+use crate::error::{NcError, NcResult};
+use crate::model::StringLayout;
+use crate::types::NcType;
+
+/// A parsed dtype: the netCDF type, whether values are big-endian, and the string layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dtype {
+    pub ty: NcType,
+    pub big_endian: bool,
+    pub strings: Option<StringLayout>,
+}
+
+/// Parse a Zarr v2 dtype. `>S1` is NC_CHAR (netcdf-c's convention); other `S`
+/// widths and `U` are NC_STRING; `|b1` reads as NC_UBYTE. Anything else is
+/// NC_ENCZARR.
+pub fn parse(s: &str) -> NcResult<Dtype> {
+    let bad = || {
+        crate::nclog!(crate::log::Level::Warn, "unsupported Zarr dtype {:?}", s);
+        NcError::NcZarr
+    };
+    let b = s.as_bytes();
+    let (order, rest) = match b.first() {
+        Some(b'<') => ('<', &s[1..]),
+        Some(b'>') => ('>', &s[1..]),
+        Some(b'|') => ('|', &s[1..]),
+        _ => ('=', s),
+    };
+    let mut chars = rest.chars();
+    let kind = chars.next().ok_or_else(bad)?;
+    let size: usize = chars.as_str().parse().map_err(|_| bad())?;
+    let big = order == '>' || (order == '=' && cfg!(target_endian = "big"));
+    let ty = match (kind, size) {
+        ('i', 1) => NcType::Byte,
+        ('i', 2) => NcType::Short,
+        ('i', 4) => NcType::Int,
+        ('i', 8) => NcType::Int64,
+        ('u', 1) => NcType::UByte,
+        ('u', 2) => NcType::UShort,
+        ('u', 4) => NcType::UInt,
+        ('u', 8) => NcType::UInt64,
+        ('f', 4) => NcType::Float,
+        ('f', 8) => NcType::Double,
+        ('b', 1) => NcType::UByte,
+        ('S', 1) if order == '>' => NcType::Char,
+        ('S', n) if (1..=1 << 20).contains(&n) => {
+            return Ok(Dtype {
+                ty: NcType::String,
+                big_endian: false,
+                strings: Some(StringLayout::Fixed(n)),
+            });
+        }
+        ('U', n) if (1..=1 << 18).contains(&n) => {
+            return Ok(Dtype {
+                ty: NcType::String,
+                big_endian: big,
+                strings: Some(StringLayout::Utf32 { n, big }),
+            });
+        }
+        _ => return Err(bad()),
+    };
+    Ok(Dtype { ty, big_endian: big && ty.size() > 1, strings: None })
+}
+
+/// The dtype netcdf-c writes for a variable or attribute type.
+pub fn format(ty: NcType, big_endian: bool, maxstrlen: usize) -> String {
+    let e = if big_endian { '>' } else { '<' };
+    match ty {
+        NcType::Char => ">S1".to_string(),
+        NcType::String => format!("|S{maxstrlen}"),
+        NcType::Byte => format!("{e}i1"),
+        NcType::UByte => format!("{e}u1"),
+        NcType::Short => format!("{e}i2"),
+        NcType::UShort => format!("{e}u2"),
+        NcType::Int => format!("{e}i4"),
+        NcType::UInt => format!("{e}u4"),
+        NcType::Int64 => format!("{e}i8"),
+        NcType::UInt64 => format!("{e}u8"),
+        NcType::Float => format!("{e}f4"),
+        NcType::Double => format!("{e}f8"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_dtypes() {
+        assert_eq!(parse("<i4").unwrap().ty, NcType::Int);
+        assert!(parse(">f8").unwrap().big_endian);
+        assert!(!parse("|u1").unwrap().big_endian);
+        assert_eq!(parse(">S1").unwrap().ty, NcType::Char);
+        assert_eq!(parse("|S1").unwrap().ty, NcType::String);
+        assert_eq!(parse("|S128").unwrap().strings, Some(StringLayout::Fixed(128)));
+        assert_eq!(parse("<U3").unwrap().strings, Some(StringLayout::Utf32 { n: 3, big: false }));
+        assert_eq!(parse("<c8"), Err(NcError::NcZarr));
+        assert_eq!(parse(""), Err(NcError::NcZarr));
+        assert_eq!(parse("<i3"), Err(NcError::NcZarr));
+        assert_eq!(parse("|S99999999999999999999"), Err(NcError::NcZarr));
+    }
+}

@@ -1,0 +1,348 @@
+//! JSON in and out: bounded parsing, exact numbers, and attribute values.
+#![forbid(unsafe_code)]
+
+use serde_json::Value;
+
+use crate::error::{NcError, NcResult};
+use crate::model::{Att, AttValue};
+use crate::types::NcType;
+
+/// Parse a metadata object. Size is bounded by the caller's read limit;
+/// nesting depth by serde_json's recursion limit (128).
+pub fn parse(bytes: &[u8], what: &str) -> NcResult<Value> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        crate::nclog!(crate::log::Level::Error, "malformed JSON in {}: {}", what, e);
+        NcError::NcZarr
+    })
+}
+
+/// Output tree: like serde_json's Value, but floats keep their own width so
+/// that an f32 is written with the shortest digits that round-trip as f32.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    Null,
+    Bool(bool),
+    I(i64),
+    U(u64),
+    F32(f32),
+    F64(f64),
+    Str(String),
+    Arr(Vec<Out>),
+    Obj(Vec<(String, Out)>),
+}
+
+impl Out {
+    pub fn obj(pairs: Vec<(&str, Out)>) -> Out {
+        Out::Obj(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    pub fn from_value(v: &Value) -> Out {
+        match v {
+            Value::Null => Out::Null,
+            Value::Bool(b) => Out::Bool(*b),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    Out::U(u)
+                } else if let Some(i) = n.as_i64() {
+                    Out::I(i)
+                } else {
+                    Out::F64(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => Out::Str(s.clone()),
+            Value::Array(a) => Out::Arr(a.iter().map(Out::from_value).collect()),
+            Value::Object(o) => {
+                Out::Obj(o.iter().map(|(k, v)| (k.clone(), Out::from_value(v))).collect())
+            }
+        }
+    }
+
+    /// Serialise in netcdf-c's style: `", "` and `": "` in objects, arrays compact.
+    pub fn to_json(&self) -> String {
+        let mut s = String::new();
+        self.write(&mut s);
+        s
+    }
+
+    fn write(&self, s: &mut String) {
+        match self {
+            Out::Null => s.push_str("null"),
+            Out::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+            Out::I(i) => s.push_str(&i.to_string()),
+            Out::U(u) => s.push_str(&u.to_string()),
+            Out::F32(f) => write_float(s, f64::from(*f), float32_digits(*f)),
+            Out::F64(f) => write_float(s, *f, float64_digits(*f)),
+            Out::Str(t) => s.push_str(&Value::String(t.clone()).to_string()),
+            Out::Arr(a) => {
+                s.push('[');
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    v.write(s);
+                }
+                s.push(']');
+            }
+            Out::Obj(o) => {
+                s.push('{');
+                for (i, (k, v)) in o.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    s.push_str(&Value::String(k.clone()).to_string());
+                    s.push_str(": ");
+                    v.write(s);
+                }
+                s.push('}');
+            }
+        }
+    }
+}
+
+fn float32_digits(f: f32) -> String {
+    format!("{f:?}")
+}
+
+fn float64_digits(f: f64) -> String {
+    format!("{f:?}")
+}
+
+/// Write a float as JSON: NaN and infinities as the strings Zarr uses, finite
+/// values with the shortest digits that read back to the same value.
+fn write_float(s: &mut String, f: f64, digits: String) {
+    if f.is_nan() {
+        s.push_str("\"NaN\"");
+    } else if f.is_infinite() {
+        s.push_str(if f > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+    } else {
+        // Rust prints "1e300" / "1.5" / "-0.0": all valid JSON numbers.
+        s.push_str(&digits);
+    }
+}
+
+/// Read one JSON scalar as f64, accepting Zarr's spellings of NaN and infinity.
+pub fn value_as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" | "nan" => Some(f64::NAN),
+            "Infinity" | "inf" | "+Infinity" => Some(f64::INFINITY),
+            "-Infinity" | "-inf" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+/// Encode one JSON scalar as native-endian bytes of a numeric type.
+/// Integers must be exact and in range; floats are rounded to f32 for NC_FLOAT.
+pub fn scalar_to_bytes(v: &Value, ty: NcType, out: &mut Vec<u8>) -> NcResult<()> {
+    let bad = || NcError::NcZarr;
+    macro_rules! int {
+        ($t:ty) => {{
+            let x: $t = match v {
+                Value::Number(n) => {
+                    if let Some(i) = n.as_i64() {
+                        <$t>::try_from(i).map_err(|_| bad())?
+                    } else if let Some(u) = n.as_u64() {
+                        <$t>::try_from(u).map_err(|_| bad())?
+                    } else {
+                        let f = n.as_f64().ok_or_else(bad)?;
+                        if f.fract() != 0.0 || !f.is_finite() {
+                            return Err(bad());
+                        }
+                        // Integral float within range (e.g. 1e3 or 5.0).
+                        let i = f as i128;
+                        <$t>::try_from(i).map_err(|_| bad())?
+                    }
+                }
+                Value::Bool(b) => <$t>::try_from(u8::from(*b)).map_err(|_| bad())?,
+                _ => return Err(bad()),
+            };
+            out.extend_from_slice(&x.to_ne_bytes());
+        }};
+    }
+    match ty {
+        NcType::Byte => int!(i8),
+        NcType::UByte => int!(u8),
+        NcType::Short => int!(i16),
+        NcType::UShort => int!(u16),
+        NcType::Int => int!(i32),
+        NcType::UInt => int!(u32),
+        NcType::Int64 => int!(i64),
+        NcType::UInt64 => int!(u64),
+        NcType::Float => {
+            let f = value_as_f64(v).ok_or_else(bad)?;
+            out.extend_from_slice(&(f as f32).to_ne_bytes());
+        }
+        NcType::Double => {
+            let f = value_as_f64(v).ok_or_else(bad)?;
+            out.extend_from_slice(&f.to_ne_bytes());
+        }
+        NcType::Char | NcType::String => return Err(bad()),
+    }
+    Ok(())
+}
+
+/// One value of a numeric type, as an output JSON scalar.
+pub fn bytes_to_out(b: &[u8], ty: NcType) -> Out {
+    macro_rules! arr {
+        ($t:ty) => {{
+            let mut a = [0u8; std::mem::size_of::<$t>()];
+            a.copy_from_slice(b);
+            <$t>::from_ne_bytes(a)
+        }};
+    }
+    match ty {
+        NcType::Byte => Out::I(i64::from(arr!(i8))),
+        NcType::UByte => Out::U(u64::from(arr!(u8))),
+        NcType::Short => Out::I(i64::from(arr!(i16))),
+        NcType::UShort => Out::U(u64::from(arr!(u16))),
+        NcType::Int => Out::I(i64::from(arr!(i32))),
+        NcType::UInt => Out::U(u64::from(arr!(u32))),
+        NcType::Int64 => Out::I(arr!(i64)),
+        NcType::UInt64 => Out::U(arr!(u64)),
+        NcType::Float => Out::F32(arr!(f32)),
+        NcType::Double => Out::F64(arr!(f64)),
+        NcType::Char => Out::Str(String::from_utf8_lossy(b).into_owned()),
+        NcType::String => Out::Null,
+    }
+}
+
+/// An attribute's value as JSON (one value: a scalar; several: an array).
+pub fn att_to_out(att: &Att) -> Out {
+    match (&att.value, att.ty) {
+        (AttValue::Bytes(b), NcType::Char) => {
+            Out::Str(String::from_utf8_lossy(b).trim_end_matches('\0').to_string())
+        }
+        (AttValue::Bytes(b), ty) => {
+            let vals: Vec<Out> = b.chunks_exact(ty.size()).map(|c| bytes_to_out(c, ty)).collect();
+            if vals.len() == 1 { vals.into_iter().next().unwrap_or(Out::Null) } else { Out::Arr(vals) }
+        }
+        (AttValue::Strings(s), _) => {
+            let vals: Vec<Out> =
+                s.iter().map(|x| Out::Str(String::from_utf8_lossy(x).into_owned())).collect();
+            if vals.len() == 1 { vals.into_iter().next().unwrap_or(Out::Null) } else { Out::Arr(vals) }
+        }
+    }
+}
+
+/// Decode an attribute value of a known type from JSON.
+pub fn att_from_json(name: &str, v: &Value, ty: NcType) -> NcResult<Att> {
+    let value = match ty {
+        NcType::Char => AttValue::Bytes(match v {
+            Value::String(s) => s.as_bytes().to_vec(),
+            other => other.to_string().into_bytes(),
+        }),
+        NcType::String => AttValue::Strings(match v {
+            Value::String(s) => vec![s.as_bytes().to_vec()],
+            Value::Array(a) => a
+                .iter()
+                .map(|x| match x {
+                    Value::String(s) => s.as_bytes().to_vec(),
+                    other => other.to_string().into_bytes(),
+                })
+                .collect(),
+            other => vec![other.to_string().into_bytes()],
+        }),
+        _ => {
+            let mut out = Vec::new();
+            match v {
+                Value::Array(a) => {
+                    for x in a {
+                        scalar_to_bytes(x, ty, &mut out)?;
+                    }
+                }
+                x => scalar_to_bytes(x, ty, &mut out)?,
+            }
+            AttValue::Bytes(out)
+        }
+    };
+    Ok(Att { name: name.to_string(), ty, value })
+}
+
+/// Infer an attribute's type from JSON alone (pure Zarr), as netcdf-c does:
+/// integers take the smallest of int, uint, int64, uint64 that holds them all;
+/// any fraction makes it double; booleans are ubyte; a string is char text;
+/// an array of strings is NC_STRING; anything else is char holding the JSON text.
+pub fn infer_att(name: &str, v: &Value) -> NcResult<Att> {
+    let items: Vec<&Value> = match v {
+        Value::Array(a) if !a.is_empty() => a.iter().collect(),
+        Value::Array(_) => return att_from_json(name, &Value::String("[]".into()), NcType::Char),
+        x => vec![x],
+    };
+    let all = |f: &dyn Fn(&Value) -> bool| items.iter().all(|x| f(x));
+    if all(&|x| x.is_string()) {
+        if items.len() == 1 && !v.is_array() {
+            return att_from_json(name, v, NcType::Char);
+        }
+        return att_from_json(name, v, NcType::String);
+    }
+    if all(&|x| x.is_boolean()) {
+        return att_from_json(name, v, NcType::UByte);
+    }
+    if all(&|x| x.is_number()) {
+        let ty = if all(&|x| x.is_i64() || x.is_u64()) {
+            let fits = |lo: i128, hi: i128| {
+                items.iter().all(|x| {
+                    let n = x.as_i64().map(i128::from).or_else(|| x.as_u64().map(i128::from));
+                    n.is_some_and(|n| n >= lo && n <= hi)
+                })
+            };
+            if fits(i32::MIN.into(), i32::MAX.into()) {
+                NcType::Int
+            } else if fits(0, u32::MAX.into()) {
+                NcType::UInt
+            } else if fits(i64::MIN.into(), i64::MAX.into()) {
+                NcType::Int64
+            } else {
+                NcType::UInt64
+            }
+        } else {
+            NcType::Double
+        };
+        return att_from_json(name, v, ty);
+    }
+    if all(&|x| x.is_number() || value_as_f64(x).is_some()) {
+        return att_from_json(name, v, NcType::Double);
+    }
+    att_from_json(name, &Value::String(v.to_string()), NcType::Char)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_round_trip() {
+        for f in [0.1f64, 1.0 / 3.0, 1e-300, 3.141592653589793, 9.969209968386869e36, -0.0] {
+            let s = Out::F64(f).to_json();
+            let back: f64 = serde_json::from_str(&s).unwrap();
+            assert_eq!(back.to_bits(), f.to_bits(), "{s}");
+        }
+        assert_eq!(Out::F32(0.1).to_json(), "0.1");
+        assert_eq!(Out::F64(f64::NAN).to_json(), "\"NaN\"");
+        assert_eq!(Out::F64(f64::NEG_INFINITY).to_json(), "\"-Infinity\"");
+    }
+
+    #[test]
+    fn inference() {
+        let v: Value = serde_json::from_str("[1, 2, 3000000000]").unwrap();
+        assert_eq!(infer_att("a", &v).unwrap().ty, NcType::UInt);
+        let v: Value = serde_json::from_str("-3000000000").unwrap();
+        assert_eq!(infer_att("a", &v).unwrap().ty, NcType::Int64);
+        let v: Value = serde_json::from_str("[1, 2.5]").unwrap();
+        assert_eq!(infer_att("a", &v).unwrap().ty, NcType::Double);
+        let v: Value = serde_json::from_str("{\"a\": 1}").unwrap();
+        let a = infer_att("a", &v).unwrap();
+        assert_eq!(a.ty, NcType::Char);
+        assert_eq!(a.value, AttValue::Bytes(b"{\"a\":1}".to_vec()));
+    }
+
+    #[test]
+    fn out_style() {
+        let o = Out::obj(vec![("a", Out::I(1)), ("b", Out::Arr(vec![Out::I(1), Out::I(2)]))]);
+        assert_eq!(o.to_json(), "{\"a\": 1, \"b\": [1,2]}");
+    }
+}

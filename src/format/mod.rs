@@ -1,0 +1,5 @@
+//! Zarr v2 / NCZarr metadata: parsing and writing. Knows the `Store` trait only.
+pub mod dtype;
+pub mod json;
+pub mod read;
+pub mod write;

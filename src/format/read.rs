@@ -1,0 +1,579 @@
+//! Reading NCZarr (every generation) and plain Zarr v2 metadata into the model.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::dtype;
+use super::json::{self, att_from_json, infer_att};
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+use crate::model::{Att, Dataset, Dim, Flavor, Group, StringLayout, Var, is_hidden_att};
+use crate::storage::{Key, MAX_METADATA_BYTES, Store};
+use crate::types::NcType;
+
+/// The most groups, variables or dimensions one dataset may declare; bounds
+/// every loop driven by metadata.
+const MAX_OBJECTS: usize = 1 << 20;
+
+/// Source of metadata objects: the store itself, or a consolidated `.zmetadata`.
+struct Meta<'a> {
+    store: &'a dyn Store,
+    consolidated: Option<Map<String, Value>>,
+}
+
+impl Meta<'_> {
+    /// A JSON object at `key`, or None when absent.
+    fn get(&self, key: &str) -> NcResult<Option<Value>> {
+        if let Some(c) = &self.consolidated {
+            return Ok(c.get(key).cloned());
+        }
+        let k = Key::new(key)?;
+        match self.store.get(&k, MAX_METADATA_BYTES)? {
+            None => Ok(None),
+            Some(bytes) => {
+                let v = json::parse(&bytes, key)?;
+                if !v.is_object() {
+                    crate::nclog!(Level::Error, "{} is not a JSON object", key);
+                    return Err(NcError::NcZarr);
+                }
+                Ok(Some(v))
+            }
+        }
+    }
+
+    fn exists(&self, key: &str) -> NcResult<bool> {
+        if let Some(c) = &self.consolidated {
+            return Ok(c.contains_key(key));
+        }
+        Ok(self.store.len(&Key::new(key)?)?.is_some())
+    }
+
+    /// Child names of a group folder (pure Zarr discovery).
+    fn children(&self, grpkey: &str) -> NcResult<Vec<String>> {
+        if let Some(c) = &self.consolidated {
+            let prefix = if grpkey.is_empty() { String::new() } else { format!("{grpkey}/") };
+            let mut names: Vec<String> = c
+                .keys()
+                .filter_map(|k| k.strip_prefix(&prefix))
+                .filter_map(|rest| {
+                    let mut it = rest.splitn(2, '/');
+                    let first = it.next()?;
+                    let tail = it.next()?;
+                    matches!(tail, ".zgroup" | ".zarray").then(|| first.to_string())
+                })
+                .collect();
+            names.sort();
+            names.dedup();
+            return Ok(names);
+        }
+        self.store.list(&Key::new(grpkey)?)
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() { b.to_string() } else { format!("{a}/{b}") }
+}
+
+/// What the URL asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    pub xarray: bool,
+    pub consolidated: bool,
+    pub writable: bool,
+}
+
+/// Read a dataset's metadata.
+pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
+    let mut meta = Meta { store: store.as_ref(), consolidated: None };
+    // Consolidated metadata is used whenever it exists and is valid (it saves
+    // one request per object); an invalid one is ignored with a warning.
+    if let Some(bytes) = store.get(&Key::new(".zmetadata")?, MAX_METADATA_BYTES)? {
+        match json::parse(&bytes, ".zmetadata") {
+            Ok(Value::Object(mut o)) => match o.remove("metadata") {
+                Some(Value::Object(m))
+                    if o.get("zarr_consolidated_format").and_then(Value::as_i64) == Some(1) =>
+                {
+                    meta.consolidated = Some(m);
+                }
+                _ => crate::nclog!(Level::Warn, "ignoring invalid .zmetadata"),
+            },
+            _ => crate::nclog!(Level::Warn, "ignoring invalid .zmetadata"),
+        }
+    }
+    let zgroup = meta.get(".zgroup")?;
+    let zattrs = meta.get(".zattrs")?;
+    if zgroup.is_none() && zattrs.is_none() && meta.consolidated.is_none() {
+        if store.len(&Key::new("zarr.json")?)?.is_some() {
+            crate::nclog!(Level::Error, "{}: Zarr v3 is not supported yet", path);
+        } else if store.len(&Key::new(".zarray")?)?.is_some() {
+            crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
+        }
+        return Err(NcError::NotNc);
+    }
+    if let Some(Value::Object(g)) = &zgroup {
+        if let Some(f) = g.get("zarr_format").and_then(Value::as_i64) {
+            if f != 2 {
+                crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
+                return Err(NcError::NotNc);
+            }
+        }
+    }
+
+    // Find the superblock: 4.9.3+ in .zattrs, 4.9.1-2 in .zgroup, 4.9.0 upper case.
+    let find = |o: &Option<Value>, k: &str| o.as_ref().and_then(|v| v.get(k)).cloned();
+    let mut legacy_keys = false;
+    let superblock = find(&zattrs, "_nczarr_superblock")
+        .or_else(|| {
+            let s = find(&zgroup, "_nczarr_superblock").or_else(|| find(&zgroup, "_NCZARR_SUPERBLOCK"));
+            legacy_keys |= s.is_some();
+            s
+        });
+    let nczarr = superblock.is_some();
+    let superblock_version = superblock
+        .as_ref()
+        .and_then(|s| s.get("version").or_else(|| s.get("nczarr_version")))
+        .and_then(Value::as_str)
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<i32>().ok())
+        .unwrap_or(if nczarr { 2 } else { 0 });
+
+    let ncproperties = zattrs
+        .as_ref()
+        .and_then(|a| a.get("_NCProperties"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+
+    let mut ds = Dataset {
+        path: path.to_string(),
+        store: store.clone(),
+        groups: vec![Group::new("/", None)],
+        dims: Vec::new(),
+        writable: opts.writable && !legacy_keys,
+        define_mode: false,
+        fill_mode: true,
+        flavor: Flavor { pure_zarr: !nczarr, xarray: opts.xarray, consolidated: meta.consolidated.is_some() || opts.consolidated },
+        ncproperties,
+        superblock_version,
+        meta_dirty: false,
+        created: false,
+    };
+    ds.groups[0].stored_key = Some(String::new());
+    let mut reader = Reader { meta: &meta, nczarr, xarray: opts.xarray, count: 0 };
+    reader.read_group(&mut ds, 0, zgroup, zattrs)?;
+    Ok(ds)
+}
+
+struct Reader<'a, 'b> {
+    meta: &'a Meta<'b>,
+    nczarr: bool,
+    xarray: bool,
+    count: usize,
+}
+
+/// The `_nczarr_attr.types` map of a `.zattrs` object (any generation).
+fn att_types(zattrs: &Option<Value>) -> HashMap<String, String> {
+    let mut m = HashMap::new();
+    let Some(a) = zattrs else { return m };
+    let t = a.get("_nczarr_attr").or_else(|| a.get("_NCZARR_ATTR")).and_then(|x| x.get("types"));
+    if let Some(Value::Object(o)) = t {
+        for (k, v) in o {
+            if let Some(s) = v.as_str() {
+                m.insert(k.clone(), s.to_string());
+            }
+        }
+    }
+    m
+}
+
+/// User attributes of a `.zattrs` object, in order.
+fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>) -> Vec<Att> {
+    let mut out = Vec::new();
+    let Some(Value::Object(o)) = zattrs else { return out };
+    for (name, v) in o {
+        if is_hidden_att(name) {
+            continue;
+        }
+        let att = match types.get(name).map(|t| t.as_str()) {
+            Some("|J0") => continue,
+            Some(t) => match dtype::parse(t) {
+                Ok(d) => att_from_json(name, v, d.ty),
+                Err(e) => Err(e),
+            },
+            None => infer_att(name, v),
+        };
+        match att {
+            Ok(a) => out.push(a),
+            Err(_) => {
+                crate::nclog!(Level::Warn, "attribute {:?} cannot be represented; shown as JSON text", name);
+                if let Ok(a) = att_from_json(name, &Value::String(v.to_string()), NcType::Char) {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn as_usize(v: &Value) -> Option<usize> {
+    v.as_u64().and_then(|u| usize::try_from(u).ok())
+}
+
+impl Reader<'_, '_> {
+    fn bump(&mut self) -> NcResult<()> {
+        self.count += 1;
+        if self.count > MAX_OBJECTS {
+            crate::nclog!(Level::Error, "too many objects in dataset");
+            return Err(NcError::NcZarr);
+        }
+        Ok(())
+    }
+
+    fn read_group(
+        &mut self,
+        ds: &mut Dataset,
+        grp: usize,
+        zgroup: Option<Value>,
+        zattrs: Option<Value>,
+    ) -> NcResult<()> {
+        let key = ds.group_key(grp);
+        let types = att_types(&zattrs);
+        ds.groups[grp].atts = read_atts(&zattrs, &types);
+
+        let ginfo = zattrs
+            .as_ref()
+            .and_then(|a| a.get("_nczarr_group"))
+            .or_else(|| zgroup.as_ref().and_then(|g| g.get("_nczarr_group").or_else(|| g.get("_NCZARR_GROUP"))))
+            .cloned();
+
+        let (arrays, subgroups) = if let (true, Some(info)) = (self.nczarr, &ginfo) {
+            let dims = info.get("dimensions").or_else(|| info.get("dims"));
+            if let Some(Value::Object(dims)) = dims {
+                for (name, d) in dims {
+                    self.bump()?;
+                    let (len, unlimited) = match d {
+                        Value::Object(o) => (
+                            o.get("size").and_then(as_usize).ok_or(NcError::NcZarr)?,
+                            o.get("unlimited").and_then(Value::as_i64).unwrap_or(0) != 0,
+                        ),
+                        v => (as_usize(v).ok_or(NcError::NcZarr)?, false),
+                    };
+                    if crate::model::check_name(name).is_err() {
+                        crate::nclog!(Level::Error, "bad dimension name {:?}", name);
+                        return Err(NcError::NcZarr);
+                    }
+                    let id = ds.dims.len();
+                    ds.dims.push(Dim { name: name.clone(), len, unlimited: unlimited || len == 0, group: grp });
+                    ds.groups[grp].dims.push(id);
+                }
+            }
+            let names = |k1: &str, k2: &str| -> Vec<String> {
+                info.get(k1)
+                    .or_else(|| info.get(k2))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default()
+            };
+            (names("arrays", "vars"), names("groups", "groups"))
+        } else {
+            let mut arrays = Vec::new();
+            let mut groups = Vec::new();
+            for child in self.meta.children(&key)? {
+                self.bump()?;
+                if child.starts_with('.') {
+                    continue;
+                }
+                let ck = join(&key, &child);
+                if self.meta.exists(&join(&ck, ".zarray"))? {
+                    arrays.push(child);
+                } else if self.meta.exists(&join(&ck, ".zgroup"))? {
+                    groups.push(child);
+                }
+            }
+            (arrays, groups)
+        };
+
+        for name in arrays {
+            self.bump()?;
+            match self.read_var(ds, grp, &name) {
+                Ok(v) => ds.groups[grp].vars.push(v),
+                Err(e) => {
+                    crate::nclog!(Level::Warn, "variable {:?} in group {:?} is hidden: {}", name, ds.group_full_name(grp), e);
+                }
+            }
+        }
+        for name in subgroups {
+            self.bump()?;
+            if crate::model::check_name(&name).is_err() {
+                crate::nclog!(Level::Warn, "group {:?} has an invalid name; skipped", name);
+                continue;
+            }
+            let gk = join(&key, &name);
+            let zg = self.meta.get(&join(&gk, ".zgroup"))?;
+            let za = self.meta.get(&join(&gk, ".zattrs"))?;
+            if zg.is_none() && za.is_none() {
+                crate::nclog!(Level::Warn, "group {:?} has no metadata; skipped", gk);
+                continue;
+            }
+            let idx = ds.groups.len();
+            let mut g = Group::new(&name, Some(grp));
+            g.stored_key = Some(gk);
+            ds.groups.push(g);
+            ds.groups[grp].children.push(idx);
+            self.read_group(ds, idx, zg, za)?;
+        }
+        Ok(())
+    }
+
+    fn read_var(&mut self, ds: &mut Dataset, grp: usize, name: &str) -> NcResult<Var> {
+        crate::model::check_name(name)?;
+        let vk = ds.var_key(grp, name);
+        let zarray = self.meta.get(&join(&vk, ".zarray"))?.ok_or_else(|| {
+            crate::nclog!(Level::Error, "{}/.zarray is missing", vk);
+            NcError::NcZarr
+        })?;
+        let zattrs = self.meta.get(&join(&vk, ".zattrs"))?;
+        if zarray.get("zarr_format").and_then(Value::as_i64).is_some_and(|f| f != 2) {
+            return Err(NcError::NcZarr);
+        }
+        let shape: Vec<usize> = zarray
+            .get("shape")
+            .and_then(Value::as_array)
+            .ok_or(NcError::NcZarr)?
+            .iter()
+            .map(|v| as_usize(v).ok_or(NcError::NcZarr))
+            .collect::<NcResult<_>>()?;
+        let chunks: Vec<usize> = zarray
+            .get("chunks")
+            .and_then(Value::as_array)
+            .ok_or(NcError::NcZarr)?
+            .iter()
+            .map(|v| as_usize(v).filter(|&c| c > 0).ok_or(NcError::NcZarr))
+            .collect::<NcResult<_>>()?;
+        if chunks.len() != shape.len() || shape.len() > crate::types::NC_MAX_VAR_DIMS {
+            crate::nclog!(Level::Error, "{}: shape and chunks disagree", vk);
+            return Err(NcError::NcZarr);
+        }
+        let dt = dtype::parse(zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?)?;
+        let mut ty = dt.ty;
+        // One chunk must be addressable: elements * size fits in memory limits.
+        let elem = match dt.strings {
+            Some(StringLayout::Fixed(n)) => n,
+            Some(StringLayout::Utf32 { n, .. }) => n * 4,
+            None => ty.size(),
+        };
+        let chunk_bytes = chunks.iter().try_fold(elem, |a, &c| a.checked_mul(c));
+        if chunk_bytes.is_none_or(|b| b > (1usize << 34)) {
+            crate::nclog!(Level::Error, "{}: chunk too large", vk);
+            return Err(NcError::NcZarr);
+        }
+        if shape.iter().try_fold(1usize, |a, &s| a.checked_mul(s)).is_none() {
+            return Err(NcError::DimSize);
+        }
+
+        let types = att_types(&zattrs);
+        let mut atts = read_atts(&zattrs, &types);
+        let ainfo = zattrs
+            .as_ref()
+            .and_then(|a| a.get("_nczarr_array"))
+            .or_else(|| zarray.get("_nczarr_array").or_else(|| zarray.get("_NCZARR_ARRAY")))
+            .cloned();
+        let xdims: Option<Vec<String>> = zattrs
+            .as_ref()
+            .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect());
+
+        // Dimensions.
+        let mut scalar = false;
+        let mut dimids = Vec::new();
+        if let (true, Some(info)) = (self.nczarr, &ainfo) {
+            let is_scalar = info.get("scalar").and_then(Value::as_i64).unwrap_or(0) != 0
+                || info.get("storage").and_then(Value::as_str) == Some("scalar");
+            if is_scalar {
+                scalar = true;
+            } else {
+                let refs = info
+                    .get("dimension_references")
+                    .or_else(|| info.get("dimrefs"))
+                    .and_then(Value::as_array)
+                    .ok_or(NcError::NcZarr)?;
+                if refs.len() != shape.len() {
+                    return Err(NcError::NcZarr);
+                }
+                for (i, r) in refs.iter().enumerate() {
+                    let fqn = r.as_str().ok_or(NcError::NcZarr)?;
+                    let d = self.resolve_dim(ds, grp, fqn, shape[i])?;
+                    dimids.push(d);
+                }
+            }
+        } else {
+            let scalar_marker = xdims.as_deref() == Some(&["_scalar_".to_string()][..]) && shape == [1];
+            if shape.is_empty() || scalar_marker {
+                scalar = true;
+            } else {
+                let names = xdims.filter(|n| self.xarray && n.len() == shape.len());
+                for (i, &len) in shape.iter().enumerate() {
+                    let d = match &names {
+                        Some(n) => self.xarray_dim(ds, grp, &n[i], len)?,
+                        None => self.anon_dim(ds, len),
+                    };
+                    dimids.push(d);
+                }
+            }
+        }
+        if scalar && chunks.iter().product::<usize>() != 1 {
+            return Err(NcError::NcZarr);
+        }
+
+        // Pure-Zarr char: netcdf-c reads '>S1' as char only in NCZarr mode;
+        // we keep char for '>S1' everywhere, which round-trips what netcdf-c writes.
+        if ty == NcType::Char && dt.strings.is_some() {
+            ty = NcType::String;
+        }
+        let mut var = Var::new(name, ty, dimids);
+        var.chunks = if scalar { Vec::new() } else { chunks };
+        var.big_endian = dt.big_endian;
+        if let Some(l) = dt.strings {
+            var.string_layout = l;
+        }
+        var.order_f = zarray.get("order").and_then(Value::as_str) == Some("F");
+        var.dim_separator = match zarray.get("dimension_separator").and_then(Value::as_str) {
+            Some("/") => '/',
+            _ => '.',
+        };
+        // Fill value.
+        match zarray.get("fill_value") {
+            None | Some(Value::Null) => {
+                var.no_fill = true;
+                var.fill = vec![0u8; if ty == NcType::String { 0 } else { ty.size() }];
+            }
+            Some(v) => {
+                var.fill = match ty {
+                    NcType::String | NcType::Char => match v {
+                        Value::String(s) => s.as_bytes().to_vec(),
+                        Value::Number(n) if ty == NcType::Char => {
+                            vec![n.as_u64().and_then(|u| u8::try_from(u).ok()).unwrap_or(0)]
+                        }
+                        _ => return Err(NcError::NcZarr),
+                    },
+                    _ => {
+                        let mut b = Vec::new();
+                        json::scalar_to_bytes(v, ty, &mut b).map_err(|e| {
+                            crate::nclog!(Level::Error, "{}: bad fill_value {}", vk, v);
+                            e
+                        })?;
+                        b
+                    }
+                };
+                if ty == NcType::Char {
+                    var.fill.resize(1, 0);
+                }
+            }
+        }
+        // A _FillValue attribute wins over fill_value for the reported fill.
+        if let Some(a) = atts.iter_mut().find(|a| a.name == "_FillValue") {
+            if a.ty != ty {
+                // Re-type it to the variable type (netcdf-c's hint), when possible.
+                if let Some(Value::Object(o)) = &zattrs {
+                    if let Some(v) = o.get("_FillValue") {
+                        if let Ok(b) = att_from_json("_FillValue", v, ty) {
+                            *a = b;
+                        }
+                    }
+                }
+            }
+            if a.ty == ty && a.len() == 1 {
+                var.fill = match &a.value {
+                    crate::model::AttValue::Bytes(b) => b.clone(),
+                    crate::model::AttValue::Strings(s) => s[0].clone(),
+                };
+            }
+        }
+        var.atts = atts;
+        // Codec chain in encoding order: filters first, then the compressor.
+        if let Some(Value::Array(f)) = zarray.get("filters") {
+            var.codecs.extend(f.iter().cloned());
+        }
+        match zarray.get("compressor") {
+            None | Some(Value::Null) => {}
+            Some(c) => var.codecs.push(c.clone()),
+        }
+        if let Some(maxlen) = var.att("_nczarr_maxstrlen") {
+            let _ = maxlen;
+        }
+        var.stored_key = Some(vk);
+        var.meta_dirty = false;
+        var.created = true;
+        var.chunks_on_disk = true;
+        Ok(var)
+    }
+
+    /// Resolve an NCZarr dimension reference (`/g1/y`).
+    fn resolve_dim(&mut self, ds: &mut Dataset, grp: usize, fqn: &str, len: usize) -> NcResult<usize> {
+        let (gpath, dname) = fqn.rsplit_once('/').unwrap_or(("", fqn));
+        let mut g = 0usize;
+        for seg in gpath.split('/').filter(|s| !s.is_empty()) {
+            g = *ds.groups[g]
+                .children
+                .iter()
+                .find(|&&c| ds.groups[c].name == seg)
+                .ok_or(NcError::NcZarr)?;
+        }
+        if let Some(&d) = ds.groups[g].dims.iter().find(|&&d| ds.dims[d].name == dname) {
+            let dim = &mut ds.dims[d];
+            if dim.unlimited {
+                dim.len = dim.len.max(len);
+            } else if dim.len != len {
+                crate::nclog!(Level::Error, "dimension {} has length {} but an array uses {}", fqn, dim.len, len);
+                return Err(NcError::DimSize);
+            }
+            return Ok(d);
+        }
+        // A reference to a dimension the group did not declare (older writers):
+        // define it where the reference says, if that group is an ancestor.
+        if !ds.is_ancestor(g, grp) || crate::model::check_name(dname).is_err() {
+            return Err(NcError::NcZarr);
+        }
+        let id = ds.dims.len();
+        ds.dims.push(Dim { name: dname.to_string(), len, unlimited: false, group: g });
+        ds.groups[g].dims.push(id);
+        Ok(id)
+    }
+
+    /// A dimension named by `_ARRAY_DIMENSIONS`: reuse one visible from the
+    /// group with the same length, else define it in the variable's group.
+    fn xarray_dim(&mut self, ds: &mut Dataset, grp: usize, name: &str, len: usize) -> NcResult<usize> {
+        crate::model::check_name(name)?;
+        if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
+            if ds.dims[d].len != len {
+                crate::nclog!(Level::Error, "dimension {:?}: conflicting lengths {} and {}", name, ds.dims[d].len, len);
+                return Err(NcError::DimSize);
+            }
+            return Ok(d);
+        }
+        if let Some(d) = ds.find_dim(grp, name) {
+            if ds.dims[d].len == len {
+                return Ok(d);
+            }
+        }
+        let id = ds.dims.len();
+        ds.dims.push(Dim { name: name.to_string(), len, unlimited: false, group: grp });
+        ds.groups[grp].dims.push(id);
+        Ok(id)
+    }
+
+    /// netcdf-c's anonymous dimension `_Anonymous_Dim_<len>` in the root group.
+    fn anon_dim(&mut self, ds: &mut Dataset, len: usize) -> usize {
+        let name = format!("_Anonymous_Dim_{len}");
+        if let Some(&d) = ds.groups[0].dims.iter().find(|&&d| ds.dims[d].name == name) {
+            return d;
+        }
+        let id = ds.dims.len();
+        ds.dims.push(Dim { name, len, unlimited: false, group: 0 });
+        ds.groups[0].dims.push(id);
+        id
+    }
+}

@@ -1,0 +1,283 @@
+//! Writing the model as NCZarr (netcdf-c >= 4.9.3 layout) or pure Zarr v2.
+#![forbid(unsafe_code)]
+
+use super::dtype;
+use super::json::{Out, att_to_out, bytes_to_out};
+use crate::error::NcResult;
+use crate::model::{Att, AttValue, Dataset, StringLayout, Var};
+use crate::storage::{Key, Store, move_tree};
+use crate::types::NcType;
+
+/// The `_NCProperties` value this library writes.
+pub fn ncproperties() -> String {
+    format!("version=2,netcdf=4.10.1,nczarr=2.0.0,nczarr-rs={}", env!("CARGO_PKG_VERSION"))
+}
+
+fn att_dtype(a: &Att) -> String {
+    match a.ty {
+        NcType::Char => ">S1".to_string(),
+        NcType::String => "|S1".to_string(),
+        t => dtype::format(t, false, 0),
+    }
+}
+
+fn atts_out(atts: &[Att]) -> Vec<(String, Out)> {
+    atts.iter().map(|a| (a.name.clone(), att_to_out(a))).collect()
+}
+
+fn types_out(atts: &[Att], extra: &[&str]) -> Out {
+    let mut t: Vec<(String, Out)> = atts.iter().map(|a| (a.name.clone(), Out::Str(att_dtype(a)))).collect();
+    for e in extra {
+        let d = if *e == "_NCProperties" { ">S1" } else { "|J0" };
+        t.push((e.to_string(), Out::Str(d.to_string())));
+    }
+    Out::obj(vec![("types", Out::Obj(t))])
+}
+
+/// The width (bytes per value) used for a string variable's `|Sn` dtype.
+pub fn string_width(var: &Var) -> usize {
+    match var.string_layout {
+        StringLayout::Fixed(n) => n,
+        StringLayout::Utf32 { n, .. } => n,
+    }
+}
+
+/// The fill value as `.zarray` JSON.
+fn fill_out(var: &Var) -> Out {
+    if var.no_fill {
+        return Out::Null;
+    }
+    match var.ty {
+        NcType::Char | NcType::String => {
+            let s = if var.ty == NcType::Char && var.fill.first() == Some(&0) { &[][..] } else { &var.fill[..] };
+            Out::Str(String::from_utf8_lossy(s).into_owned())
+        }
+        t => bytes_to_out(&var.fill, t),
+    }
+}
+
+fn dtype_of(var: &Var) -> String {
+    match (var.ty, var.string_layout) {
+        (NcType::String, StringLayout::Utf32 { n, big }) => format!("{}U{n}", if big { '>' } else { '<' }),
+        (t, _) => dtype::format(t, var.big_endian, string_width(var)),
+    }
+}
+
+/// `.zarray` of a variable.
+pub fn zarray(ds: &Dataset, var: &Var) -> Out {
+    let (shape, chunks): (Vec<Out>, Vec<Out>) = if var.is_scalar() {
+        if ds.flavor.pure_zarr { (vec![], vec![]) } else { (vec![Out::U(1)], vec![Out::U(1)]) }
+    } else {
+        (
+            ds.var_shape(var).iter().map(|&s| Out::U(s as u64)).collect(),
+            var.chunks.iter().map(|&c| Out::U(c as u64)).collect(),
+        )
+    };
+    let mut filters = Vec::new();
+    let mut compressor = Out::Null;
+    if let Some((last, rest)) = var.codecs.split_last() {
+        compressor = Out::from_value(last);
+        filters = rest.iter().map(Out::from_value).collect();
+    }
+    let mut pairs = vec![
+        ("zarr_format", Out::U(2)),
+        ("shape", Out::Arr(shape)),
+        ("dtype", Out::Str(dtype_of(var))),
+        ("chunks", Out::Arr(chunks)),
+        ("fill_value", fill_out(var)),
+        ("order", Out::Str(if var.order_f { "F" } else { "C" }.into())),
+        ("compressor", compressor),
+        ("filters", if filters.is_empty() { Out::Null } else { Out::Arr(filters) }),
+    ];
+    if var.dim_separator != '.' {
+        pairs.push(("dimension_separator", Out::Str(var.dim_separator.to_string())));
+    }
+    Out::obj(pairs)
+}
+
+/// `.zattrs` of a variable.
+pub fn var_zattrs(ds: &Dataset, var: &Var) -> Out {
+    let mut pairs = atts_out(&var.atts);
+    let mut extra = Vec::new();
+    if ds.flavor.xarray {
+        let names: Vec<Out> = var.dimids.iter().map(|&d| Out::Str(ds.dims[d].name.clone())).collect();
+        let names = if var.is_scalar() && !ds.flavor.pure_zarr { vec![Out::Str("_scalar_".into())] } else { names };
+        pairs.push(("_ARRAY_DIMENSIONS".into(), Out::Arr(names)));
+    }
+    if !ds.flavor.pure_zarr {
+        let refs: Vec<Out> = var
+            .dimids
+            .iter()
+            .map(|&d| {
+                let dim = &ds.dims[d];
+                let g = ds.group_full_name(dim.group);
+                Out::Str(if g == "/" { format!("/{}", dim.name) } else { format!("{g}/{}", dim.name) })
+            })
+            .collect();
+        let mut info = vec![("dimension_references", Out::Arr(refs))];
+        if var.is_scalar() {
+            info.push(("scalar", Out::U(1)));
+        }
+        info.push(("storage", Out::Str("chunked".into())));
+        pairs.push(("_nczarr_array".into(), Out::obj(info)));
+        extra.push("_nczarr_array");
+        extra.push("_nczarr_attr");
+        pairs.push(("_nczarr_attr".into(), types_out(&var.atts, &extra)));
+    }
+    Out::Obj(pairs)
+}
+
+/// `.zattrs` of a group.
+pub fn group_zattrs(ds: &Dataset, grp: usize) -> Out {
+    let g = &ds.groups[grp];
+    let mut pairs = atts_out(&g.atts);
+    let mut extra = Vec::new();
+    if grp == 0 {
+        let p = ds.ncproperties.clone().unwrap_or_else(ncproperties);
+        pairs.push(("_NCProperties".into(), Out::Str(p)));
+        extra.push("_NCProperties");
+    }
+    if !ds.flavor.pure_zarr {
+        let dims: Vec<(String, Out)> = g
+            .dims
+            .iter()
+            .map(|&d| {
+                let dim = &ds.dims[d];
+                let v = if dim.unlimited {
+                    Out::obj(vec![("size", Out::U(dim.len as u64)), ("unlimited", Out::U(1))])
+                } else {
+                    Out::U(dim.len as u64)
+                };
+                (dim.name.clone(), v)
+            })
+            .collect();
+        let arrays = g.vars.iter().map(|v| Out::Str(v.name.clone())).collect();
+        let groups = g.children.iter().map(|&c| Out::Str(ds.groups[c].name.clone())).collect();
+        pairs.push((
+            "_nczarr_group".into(),
+            Out::obj(vec![("dimensions", Out::Obj(dims)), ("arrays", Out::Arr(arrays)), ("groups", Out::Arr(groups))]),
+        ));
+        extra.push("_nczarr_group");
+        if grp == 0 {
+            pairs.push(("_nczarr_superblock".into(), Out::obj(vec![("version", Out::Str("2.0.0".into()))])));
+            extra.push("_nczarr_superblock");
+        }
+        extra.push("_nczarr_attr");
+        pairs.push(("_nczarr_attr".into(), types_out(&g.atts, &extra)));
+    }
+    Out::Obj(pairs)
+}
+
+fn put_json(store: &dyn Store, key: &str, v: &Out) -> NcResult<()> {
+    store.put(&Key::new(key)?, v.to_json().as_bytes())
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() { b.to_string() } else { format!("{a}/{b}") }
+}
+
+/// Move renamed groups and variables to their new keys.
+fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
+    let store = ds.store.clone();
+    for g in 0..ds.groups.len() {
+        let want = ds.group_key(g);
+        if let Some(old) = ds.groups[g].stored_key.clone() {
+            if old != want {
+                move_tree(store.as_ref(), &Key::new(&old)?, &Key::new(&want)?)?;
+                let rekey = |k: &mut Option<String>| {
+                    if let Some(s) = k {
+                        if s == &old || s.starts_with(&format!("{old}/")) {
+                            *s = format!("{want}{}", &s[old.len()..]);
+                        }
+                    }
+                };
+                for gg in ds.groups.iter_mut() {
+                    rekey(&mut gg.stored_key);
+                    for v in gg.vars.iter_mut() {
+                        rekey(&mut v.stored_key);
+                    }
+                }
+            }
+        }
+    }
+    for g in 0..ds.groups.len() {
+        for vi in 0..ds.groups[g].vars.len() {
+            let want = ds.var_key(g, &ds.groups[g].vars[vi].name);
+            if let Some(old) = ds.groups[g].vars[vi].stored_key.clone() {
+                if old != want {
+                    move_tree(store.as_ref(), &Key::new(&old)?, &Key::new(&want)?)?;
+                    ds.groups[g].vars[vi].stored_key = Some(want);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write all changed metadata. Chunks must have been flushed before, so that
+/// metadata never describes data that is not there yet.
+pub fn sync_metadata(ds: &mut Dataset) -> NcResult<()> {
+    apply_renames(ds)?;
+    let store = ds.store.clone();
+    let mut any = false;
+    for g in 0..ds.groups.len() {
+        for vi in 0..ds.groups[g].vars.len() {
+            let var = &ds.groups[g].vars[vi];
+            if !var.meta_dirty {
+                continue;
+            }
+            let key = ds.var_key(g, &var.name);
+            put_json(store.as_ref(), &join(&key, ".zarray"), &zarray(ds, var))?;
+            put_json(store.as_ref(), &join(&key, ".zattrs"), &var_zattrs(ds, var))?;
+            let var = &mut ds.groups[g].vars[vi];
+            var.meta_dirty = false;
+            var.created = true;
+            var.stored_key = Some(key);
+            any = true;
+        }
+    }
+    if ds.meta_dirty || any {
+        // Children first, so a group never lists a child that is not written yet.
+        for g in (0..ds.groups.len()).rev() {
+            let key = ds.group_key(g);
+            put_json(store.as_ref(), &join(&key, ".zgroup"), &Out::obj(vec![("zarr_format", Out::U(2))]))?;
+            put_json(store.as_ref(), &join(&key, ".zattrs"), &group_zattrs(ds, g))?;
+            ds.groups[g].stored_key = Some(key);
+        }
+        if ds.flavor.consolidated {
+            put_json(store.as_ref(), ".zmetadata", &consolidated(ds))?;
+        }
+        ds.meta_dirty = false;
+    }
+    Ok(())
+}
+
+/// The consolidated `.zmetadata` document.
+pub fn consolidated(ds: &Dataset) -> Out {
+    let mut m = Vec::new();
+    for g in 0..ds.groups.len() {
+        let key = ds.group_key(g);
+        m.push((join(&key, ".zgroup"), Out::obj(vec![("zarr_format", Out::U(2))])));
+        m.push((join(&key, ".zattrs"), group_zattrs(ds, g)));
+        for v in &ds.groups[g].vars {
+            let vk = ds.var_key(g, &v.name);
+            m.push((join(&vk, ".zarray"), zarray(ds, v)));
+            m.push((join(&vk, ".zattrs"), var_zattrs(ds, v)));
+        }
+    }
+    Out::obj(vec![("metadata", Out::Obj(m)), ("zarr_consolidated_format", Out::U(1))])
+}
+
+/// The `_Codecs` virtual attribute: the codec chain as JSON text.
+pub fn codecs_text(var: &Var) -> Option<String> {
+    if var.codecs.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = var.codecs.iter().map(|c| Out::from_value(c).to_json()).collect();
+    Some(format!("[{}]", parts.join(",")))
+}
+
+/// An attribute value of one string (used for virtual attributes).
+pub fn text_att(name: &str, s: &str) -> Att {
+    Att { name: name.to_string(), ty: NcType::Char, value: AttValue::Bytes(s.as_bytes().to_vec()) }
+}

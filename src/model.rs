@@ -1,0 +1,780 @@
+//! The in-memory netCDF-4 data model of one open dataset: groups, dimensions,
+//! variables and attributes, plus the metadata operations of the API.
+//! Data access lives in `engine`; (de)serialisation in `format`.
+#![forbid(unsafe_code)]
+
+use std::sync::Arc;
+
+use crate::engine::cache::ChunkCache;
+use crate::error::{NcError, NcResult};
+use crate::storage::Store;
+use crate::types::{NC_MAX_NAME, NcType};
+
+/// Default per-variable chunk cache, as netcdf-c 4.10.1 (`nc_get_chunk_cache`).
+pub const DEFAULT_CACHE_SIZE: usize = 64 << 20;
+pub const DEFAULT_CACHE_NELEMS: usize = 1000;
+pub const DEFAULT_CACHE_PREEMPTION: f32 = 0.75;
+/// Default `|Sn` width for NC_STRING variables (`NCZ_MAXSTR_DEFAULT`).
+pub const DEFAULT_MAXSTRLEN: usize = 128;
+
+/// An attribute value: numbers and chars as native-endian bytes of the
+/// attribute type; strings as one byte string each.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttValue {
+    Bytes(Vec<u8>),
+    Strings(Vec<Vec<u8>>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Att {
+    pub name: String,
+    pub ty: NcType,
+    pub value: AttValue,
+}
+
+impl Att {
+    /// Number of values (bytes for NC_CHAR).
+    pub fn len(&self) -> usize {
+        match &self.value {
+            AttValue::Bytes(b) => b.len() / self.ty.size(),
+            AttValue::Strings(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Dim {
+    pub name: String,
+    pub len: usize,
+    pub unlimited: bool,
+    /// Index of the group that defines the dimension.
+    pub group: usize,
+}
+
+/// How NC_STRING values are laid out in a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringLayout {
+    /// `|Sn`: n bytes per value, NUL padded.
+    Fixed(usize),
+    /// `<Un` / `>Un`: n UTF-32 code units per value.
+    Utf32 { n: usize, big: bool },
+}
+
+#[derive(Debug)]
+pub struct Var {
+    pub name: String,
+    pub ty: NcType,
+    /// Dataset-wide dimension ids, slowest first. Empty for a scalar.
+    pub dimids: Vec<usize>,
+    pub atts: Vec<Att>,
+    /// Chunk shape (one per dimension; empty for a scalar).
+    pub chunks: Vec<usize>,
+    pub big_endian: bool,
+    /// Whether nc_def_var_endian set the order (else the machine's).
+    pub no_fill: bool,
+    /// The fill value in native-endian bytes of `ty` (the string itself for NC_STRING).
+    pub fill: Vec<u8>,
+    /// Codec chain from the metadata, in encoding order (filters, then compressor).
+    pub codecs: Vec<serde_json::Value>,
+    pub string_layout: StringLayout,
+    pub dim_separator: char,
+    /// Chunk data stored in Fortran order (`"order": "F"`).
+    pub order_f: bool,
+    /// Where the array lives in the store, once written (the key of its folder).
+    pub stored_key: Option<String>,
+    /// Whether the array's metadata must be written at the next sync.
+    pub meta_dirty: bool,
+    /// The array's metadata has been written: storage properties are fixed.
+    pub created: bool,
+    /// Some chunk may exist in the store (strings then keep their width).
+    pub chunks_on_disk: bool,
+    /// Whether data was written (fill changes are then too late).
+    pub data_written: bool,
+    pub cache: ChunkCache,
+    /// Quantize mode and parameter as recorded (reported by nc_inq_var_quantize).
+    pub quantize: (i32, i32),
+}
+
+#[derive(Debug)]
+pub struct Group {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Dataset-wide ids of the dimensions defined here, in definition order.
+    pub dims: Vec<usize>,
+    pub vars: Vec<Var>,
+    pub atts: Vec<Att>,
+    pub stored_key: Option<String>,
+}
+
+impl Group {
+    pub fn new(name: &str, parent: Option<usize>) -> Group {
+        Group {
+            name: name.to_string(),
+            parent,
+            children: Vec::new(),
+            dims: Vec::new(),
+            vars: Vec::new(),
+            atts: Vec::new(),
+            stored_key: None,
+        }
+    }
+}
+
+/// Flags that decide how metadata is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flavor {
+    /// Pure Zarr: no `_nczarr_*` attributes.
+    pub pure_zarr: bool,
+    /// Write `_ARRAY_DIMENSIONS` (xarray convention).
+    pub xarray: bool,
+    /// Write `.zmetadata` at close.
+    pub consolidated: bool,
+}
+
+#[derive(Debug)]
+pub struct Dataset {
+    /// The path as the caller gave it (nc_inq_path).
+    pub path: String,
+    pub store: Arc<dyn Store>,
+    pub groups: Vec<Group>,
+    pub dims: Vec<Dim>,
+    pub writable: bool,
+    pub define_mode: bool,
+    /// NC_FILL (true) or NC_NOFILL set by nc_set_fill.
+    pub fill_mode: bool,
+    pub flavor: Flavor,
+    /// `_NCProperties` as read or to be written.
+    pub ncproperties: Option<String>,
+    /// Major NCZarr format version (`_SuperblockVersion`): 2, or 0 for pure Zarr.
+    pub superblock_version: i32,
+    /// Whether group metadata must be written at the next sync.
+    pub meta_dirty: bool,
+    /// The dataset was created by this handle (not opened).
+    pub created: bool,
+}
+
+/// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most
+/// NC_MAX_NAME bytes, no '/', no control characters, first character
+/// alphanumeric, '_' or multibyte, no trailing space.
+pub fn check_name(name: &str) -> NcResult<()> {
+    if name.is_empty() {
+        return Err(NcError::BadName);
+    }
+    if name.len() > NC_MAX_NAME {
+        return Err(NcError::MaxName);
+    }
+    let mut chars = name.chars();
+    let first = chars.next().ok_or(NcError::BadName)?;
+    if !(first.is_ascii_alphanumeric() || first == '_' || !first.is_ascii()) {
+        return Err(NcError::BadName);
+    }
+    for c in name.chars() {
+        if c == '/' || (c.is_ascii() && (c as u32) < 0x20) || c == '\u{7f}' {
+            return Err(NcError::BadName);
+        }
+    }
+    if name.ends_with(' ') {
+        return Err(NcError::BadName);
+    }
+    Ok(())
+}
+
+/// Attribute names the library manages itself and never shows as ordinary attributes.
+pub fn is_hidden_att(name: &str) -> bool {
+    matches!(
+        name,
+        "_ARRAY_DIMENSIONS"
+            | "_nczarr_superblock"
+            | "_nczarr_group"
+            | "_nczarr_array"
+            | "_nczarr_attr"
+            | "_NCZARR_SUPERBLOCK"
+            | "_NCZARR_GROUP"
+            | "_NCZARR_ARRAY"
+            | "_NCZARR_ATTR"
+            | "_NCProperties"
+    )
+}
+
+/// Virtual or reserved attribute names that users may not write.
+pub fn is_reserved_att(name: &str, global: bool) -> bool {
+    is_hidden_att(name)
+        || (global && matches!(name, "_IsNetcdf4" | "_SuperblockVersion" | "_Format"))
+        || (!global && name == "_Codecs")
+}
+
+impl Var {
+    pub fn new(name: &str, ty: NcType, dimids: Vec<usize>) -> Var {
+        Var {
+            name: name.to_string(),
+            ty,
+            dimids,
+            atts: Vec::new(),
+            chunks: Vec::new(),
+            big_endian: cfg!(target_endian = "big"),
+            no_fill: false,
+            fill: ty.default_fill(),
+            codecs: Vec::new(),
+            string_layout: StringLayout::Fixed(DEFAULT_MAXSTRLEN),
+            dim_separator: '.',
+            order_f: false,
+            stored_key: None,
+            meta_dirty: true,
+            created: false,
+            chunks_on_disk: false,
+            data_written: false,
+            cache: ChunkCache::new(DEFAULT_CACHE_SIZE, DEFAULT_CACHE_NELEMS, DEFAULT_CACHE_PREEMPTION),
+            quantize: (0, 0),
+        }
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        self.dimids.is_empty()
+    }
+
+    pub fn att(&self, name: &str) -> Option<&Att> {
+        self.atts.iter().find(|a| a.name == name)
+    }
+
+    /// The byte size of one value as stored in a chunk (before codecs).
+    pub fn stored_elem_size(&self) -> usize {
+        match (self.ty, self.string_layout) {
+            (NcType::String, StringLayout::Fixed(n)) => n,
+            (NcType::String, StringLayout::Utf32 { n, .. }) => n * 4,
+            (t, _) => t.size(),
+        }
+    }
+}
+
+impl Dataset {
+    /// The group at `grp`, or NC_EBADGRPID.
+    pub fn group(&self, grp: usize) -> NcResult<&Group> {
+        self.groups.get(grp).ok_or(NcError::BadGrpId)
+    }
+
+    pub fn group_mut(&mut self, grp: usize) -> NcResult<&mut Group> {
+        self.groups.get_mut(grp).ok_or(NcError::BadGrpId)
+    }
+
+    pub fn var(&self, grp: usize, varid: i32) -> NcResult<&Var> {
+        let g = self.group(grp)?;
+        usize::try_from(varid).ok().and_then(|i| g.vars.get(i)).ok_or(NcError::NotVar)
+    }
+
+    pub fn var_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Var> {
+        let g = self.group_mut(grp)?;
+        usize::try_from(varid).ok().and_then(|i| g.vars.get_mut(i)).ok_or(NcError::NotVar)
+    }
+
+    /// Current shape of a variable (dimension lengths; empty for a scalar).
+    pub fn var_shape(&self, var: &Var) -> Vec<usize> {
+        var.dimids.iter().map(|&d| self.dims[d].len).collect()
+    }
+
+    /// Full path of a group: "/" for the root, "/g1/g2" otherwise.
+    pub fn group_full_name(&self, grp: usize) -> String {
+        let mut parts = Vec::new();
+        let mut g = grp;
+        while let Some(p) = self.groups[g].parent {
+            parts.push(self.groups[g].name.as_str());
+            g = p;
+        }
+        if parts.is_empty() {
+            return "/".to_string();
+        }
+        parts.reverse();
+        format!("/{}", parts.join("/"))
+    }
+
+    /// Storage key (folder) of a group: "" for the root, "g1/g2" otherwise.
+    pub fn group_key(&self, grp: usize) -> String {
+        let full = self.group_full_name(grp);
+        full.trim_start_matches('/').to_string()
+    }
+
+    /// Storage key of a variable's folder.
+    pub fn var_key(&self, grp: usize, name: &str) -> String {
+        let g = self.group_key(grp);
+        if g.is_empty() { name.to_string() } else { format!("{g}/{name}") }
+    }
+
+    /// Is `anc` the group `grp` or one of its ancestors?
+    pub fn is_ancestor(&self, anc: usize, grp: usize) -> bool {
+        let mut g = Some(grp);
+        while let Some(x) = g {
+            if x == anc {
+                return true;
+            }
+            g = self.groups[x].parent;
+        }
+        false
+    }
+
+    /// Find a dimension visible from `grp` by name (searching up the tree).
+    pub fn find_dim(&self, grp: usize, name: &str) -> Option<usize> {
+        let mut g = Some(grp);
+        while let Some(x) = g {
+            if let Some(&d) = self.groups[x].dims.iter().find(|&&d| self.dims[d].name == name) {
+                return Some(d);
+            }
+            g = self.groups[x].parent;
+        }
+        None
+    }
+
+    pub fn require_define(&self) -> NcResult<()> {
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        if !self.define_mode {
+            return Err(NcError::NotInDefine);
+        }
+        Ok(())
+    }
+
+    fn name_in_use(&self, grp: usize, name: &str) -> bool {
+        let g = &self.groups[grp];
+        g.vars.iter().any(|v| v.name == name)
+            || g.children.iter().any(|&c| self.groups[c].name == name)
+    }
+
+    // ----- groups -----
+
+    pub fn def_grp(&mut self, parent: usize, name: &str) -> NcResult<usize> {
+        self.group(parent)?;
+        check_name(name)?;
+        self.require_define()?;
+        if self.name_in_use(parent, name) {
+            return Err(NcError::NameInUse);
+        }
+        let idx = self.groups.len();
+        self.groups.push(Group::new(name, Some(parent)));
+        self.groups[parent].children.push(idx);
+        self.meta_dirty = true;
+        Ok(idx)
+    }
+
+    pub fn rename_grp(&mut self, grp: usize, name: &str) -> NcResult<()> {
+        let parent = self.group(grp)?.parent.ok_or(NcError::BadGrpId)?;
+        check_name(name)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        if self.groups[grp].name == name {
+            return Ok(());
+        }
+        if self.name_in_use(parent, name) {
+            return Err(NcError::NameInUse);
+        }
+        self.groups[grp].name = name.to_string();
+        self.meta_dirty = true;
+        Ok(())
+    }
+
+    // ----- dimensions -----
+
+    pub fn def_dim(&mut self, grp: usize, name: &str, len: usize) -> NcResult<usize> {
+        self.group(grp)?;
+        check_name(name)?;
+        self.require_define()?;
+        if self.groups[grp].dims.iter().any(|&d| self.dims[d].name == name) {
+            return Err(NcError::NameInUse);
+        }
+        // netcdf-c refuses sizes that do not fit a signed 64-bit count.
+        if len > i64::MAX as usize {
+            return Err(NcError::DimSize);
+        }
+        let id = self.dims.len();
+        self.dims.push(Dim { name: name.to_string(), len, unlimited: len == 0, group: grp });
+        self.groups[grp].dims.push(id);
+        self.meta_dirty = true;
+        Ok(id)
+    }
+
+    /// Dimension id check: the dimension must exist and be visible from `grp`.
+    pub fn check_dimid(&self, grp: usize, dimid: i32) -> NcResult<usize> {
+        let d = usize::try_from(dimid).map_err(|_| NcError::BadDim)?;
+        if d >= self.dims.len() {
+            return Err(NcError::BadDim);
+        }
+        let _ = grp;
+        Ok(d)
+    }
+
+    pub fn rename_dim(&mut self, grp: usize, dimid: i32, name: &str) -> NcResult<()> {
+        self.group(grp)?;
+        let d = self.check_dimid(grp, dimid)?;
+        check_name(name)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        let owner = self.dims[d].group;
+        if self.groups[owner].dims.iter().any(|&o| o != d && self.dims[o].name == name) {
+            return Err(NcError::NameInUse);
+        }
+        self.dims[d].name = name.to_string();
+        self.meta_dirty = true;
+        for g in &mut self.groups {
+            for v in &mut g.vars {
+                if v.dimids.contains(&d) {
+                    v.meta_dirty = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- variables -----
+
+    pub fn def_var(&mut self, grp: usize, name: &str, ty: NcType, dimids: &[i32]) -> NcResult<i32> {
+        self.group(grp)?;
+        check_name(name)?;
+        self.require_define()?;
+        if self.groups[grp].vars.iter().any(|v| v.name == name) {
+            return Err(NcError::NameInUse);
+        }
+        if self.groups[grp].children.iter().any(|&c| self.groups[c].name == name) {
+            return Err(NcError::NameInUse);
+        }
+        if dimids.len() > crate::types::NC_MAX_VAR_DIMS {
+            return Err(NcError::MaxDims);
+        }
+        let mut ds = Vec::with_capacity(dimids.len());
+        for &d in dimids {
+            ds.push(self.check_dimid(grp, d)?);
+        }
+        let mut var = Var::new(name, ty, ds);
+        var.no_fill = !self.fill_mode;
+        let shape = self.var_shape(&var);
+        let unlim: Vec<bool> = var.dimids.iter().map(|&d| self.dims[d].unlimited).collect();
+        var.chunks = default_chunks(&shape, &unlim, ty.size());
+        let g = &mut self.groups[grp];
+        g.vars.push(var);
+        self.meta_dirty = true;
+        Ok((g.vars.len() - 1) as i32)
+    }
+
+    pub fn rename_var(&mut self, grp: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.var(grp, varid)?;
+        check_name(name)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        if self.var(grp, varid)?.name == name {
+            return Ok(());
+        }
+        if self.name_in_use(grp, name) {
+            return Err(NcError::NameInUse);
+        }
+        let v = self.var_mut(grp, varid)?;
+        v.name = name.to_string();
+        v.meta_dirty = true;
+        self.meta_dirty = true;
+        Ok(())
+    }
+
+    /// Properties that may change only before the variable's metadata is first written.
+    fn var_for_define(&mut self, grp: usize, varid: i32) -> NcResult<&mut Var> {
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        let in_define = self.define_mode;
+        let v = self.var_mut(grp, varid)?;
+        if v.created {
+            return Err(NcError::LateDef);
+        }
+        if !in_define {
+            return Err(NcError::NotInDefine);
+        }
+        Ok(v)
+    }
+
+    pub fn def_var_chunking(
+        &mut self,
+        grp: usize,
+        varid: i32,
+        storage: i32,
+        sizes: Option<&[usize]>,
+    ) -> NcResult<()> {
+        let shape = {
+            let v = self.var(grp, varid)?;
+            self.var_shape(v)
+        };
+        let unlim: Vec<bool> = {
+            let v = self.var(grp, varid)?;
+            v.dimids.iter().map(|&d| self.dims[d].unlimited).collect()
+        };
+        let v = self.var_for_define(grp, varid)?;
+        match storage {
+            0 => {
+                // NC_CHUNKED
+                if v.is_scalar() {
+                    return Ok(());
+                }
+                let sizes = sizes.ok_or(NcError::Inval)?;
+                if sizes.len() < shape.len() {
+                    return Err(NcError::Inval);
+                }
+                let mut chunks = Vec::with_capacity(shape.len());
+                for (i, &c) in sizes[..shape.len()].iter().enumerate() {
+                    if c == 0 || (!unlim[i] && c > shape[i] && shape[i] > 0) {
+                        return Err(NcError::BadChunk);
+                    }
+                    chunks.push(c);
+                }
+                // A chunk must stay addressable in memory.
+                let elems = chunks.iter().try_fold(v.stored_elem_size(), |a, &c| a.checked_mul(c));
+                if elems.is_none_or(|b| b > u32::MAX as usize) {
+                    return Err(NcError::BadChunk);
+                }
+                v.chunks = chunks;
+            }
+            1 | 2 => {
+                // NC_CONTIGUOUS / NC_COMPACT: one chunk spanning the variable.
+                if unlim.iter().any(|&u| u) {
+                    return Err(NcError::Inval);
+                }
+                v.chunks = shape.iter().map(|&n| n.max(1)).collect();
+            }
+            _ => return Err(NcError::Inval),
+        }
+        v.meta_dirty = true;
+        Ok(())
+    }
+
+    pub fn def_var_endian(&mut self, grp: usize, varid: i32, endian: i32) -> NcResult<()> {
+        let v = self.var_for_define(grp, varid)?;
+        v.big_endian = match endian {
+            0 => cfg!(target_endian = "big"),
+            1 => false,
+            2 => true,
+            _ => return Err(NcError::Inval),
+        };
+        v.meta_dirty = true;
+        Ok(())
+    }
+
+    pub fn def_var_fill(
+        &mut self,
+        grp: usize,
+        varid: i32,
+        no_fill: bool,
+        value: Option<AttValue>,
+    ) -> NcResult<()> {
+        let v = self.var_for_define(grp, varid)?;
+        if v.data_written {
+            return Err(NcError::LateFill);
+        }
+        v.no_fill = no_fill;
+        v.meta_dirty = true;
+        if let Some(val) = value {
+            let ty = v.ty;
+            self.put_att(grp, varid, "_FillValue", ty, val)?;
+        }
+        Ok(())
+    }
+
+    // ----- attributes -----
+
+    pub fn atts(&self, grp: usize, varid: i32) -> NcResult<&Vec<Att>> {
+        if varid == crate::types::NC_GLOBAL {
+            Ok(&self.group(grp)?.atts)
+        } else {
+            Ok(&self.var(grp, varid)?.atts)
+        }
+    }
+
+    fn atts_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Vec<Att>> {
+        if varid == crate::types::NC_GLOBAL {
+            Ok(&mut self.group_mut(grp)?.atts)
+        } else {
+            Ok(&mut self.var_mut(grp, varid)?.atts)
+        }
+    }
+
+    fn mark_att_dirty(&mut self, grp: usize, varid: i32) {
+        if varid == crate::types::NC_GLOBAL {
+            self.meta_dirty = true;
+        } else if let Ok(v) = self.var_mut(grp, varid) {
+            v.meta_dirty = true;
+        }
+    }
+
+    pub fn att(&self, grp: usize, varid: i32, name: &str) -> NcResult<&Att> {
+        self.atts(grp, varid)?.iter().find(|a| a.name == name).ok_or(NcError::NotAtt)
+    }
+
+    pub fn put_att(
+        &mut self,
+        grp: usize,
+        varid: i32,
+        name: &str,
+        ty: NcType,
+        value: AttValue,
+    ) -> NcResult<()> {
+        self.atts(grp, varid)?;
+        check_name(name)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        let global = varid == crate::types::NC_GLOBAL;
+        if is_reserved_att(name, global) {
+            return Err(NcError::NameInUse);
+        }
+        let exists = self.atts(grp, varid)?.iter().any(|a| a.name == name);
+        if !self.define_mode && !exists {
+            return Err(NcError::NotInDefine);
+        }
+        if name == "_FillValue" && !global {
+            let v = self.var(grp, varid)?;
+            if ty != v.ty {
+                return Err(NcError::BadType);
+            }
+            let att = Att { name: name.to_string(), ty, value: value.clone() };
+            if att.len() != 1 {
+                return Err(NcError::Inval);
+            }
+            if v.created || v.data_written {
+                return Err(NcError::LateFill);
+            }
+            let fill = match &value {
+                AttValue::Bytes(b) => b.clone(),
+                AttValue::Strings(s) => s[0].clone(),
+            };
+            let v = self.var_mut(grp, varid)?;
+            v.fill = fill;
+            v.cache.clear_fill();
+        }
+        let atts = self.atts_mut(grp, varid)?;
+        let att = Att { name: name.to_string(), ty, value };
+        if let Some(a) = atts.iter_mut().find(|a| a.name == name) {
+            *a = att;
+        } else {
+            atts.push(att);
+        }
+        self.mark_att_dirty(grp, varid);
+        Ok(())
+    }
+
+    pub fn rename_att(&mut self, grp: usize, varid: i32, name: &str, newname: &str) -> NcResult<()> {
+        self.att(grp, varid, name)?;
+        check_name(newname)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        if is_reserved_att(newname, varid == crate::types::NC_GLOBAL) || newname == "_FillValue" {
+            return Err(NcError::NameInUse);
+        }
+        let atts = self.atts_mut(grp, varid)?;
+        if atts.iter().any(|a| a.name == newname) {
+            return Err(NcError::NameInUse);
+        }
+        if let Some(a) = atts.iter_mut().find(|a| a.name == name) {
+            a.name = newname.to_string();
+        }
+        self.mark_att_dirty(grp, varid);
+        Ok(())
+    }
+
+    pub fn del_att(&mut self, grp: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.att(grp, varid, name)?;
+        if !self.writable {
+            return Err(NcError::Perm);
+        }
+        if !self.define_mode {
+            return Err(NcError::NotInDefine);
+        }
+        if name == "_FillValue" && varid != crate::types::NC_GLOBAL {
+            let v = self.var_mut(grp, varid)?;
+            if v.created || v.data_written {
+                return Err(NcError::LateFill);
+            }
+            v.fill = v.ty.default_fill();
+            v.cache.clear_fill();
+        }
+        self.atts_mut(grp, varid)?.retain(|a| a.name != name);
+        self.mark_att_dirty(grp, varid);
+        Ok(())
+    }
+}
+
+/// netcdf-c's default chunk sizes (the algorithm NCZarr shares with the HDF5
+/// path): unlimited dimensions get 1, except that a 1-D unlimited variable gets
+/// 4 KiB worth; fixed dimensions share DEFAULT_CHUNK_SIZE (16 MiB) evenly;
+/// chunks over 4 GiB are halved; then each size is trimmed so the last chunk
+/// overhangs the dimension as little as possible.
+pub fn default_chunks(shape: &[usize], unlimited: &[bool], type_size: usize) -> Vec<usize> {
+    const DEFAULT_CHUNK_SIZE: usize = 16_777_216;
+    const DEFAULT_1D_UNLIM_SIZE: usize = 4096;
+    let n = shape.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let type_size = type_size.max(1);
+    let num_unlim = unlimited.iter().filter(|&&u| u).count();
+    if n == 1 && num_unlim == 1 {
+        let suggested = (DEFAULT_CHUNK_SIZE / type_size).clamp(1, DEFAULT_1D_UNLIM_SIZE);
+        return vec![(suggested / type_size).max(1)];
+    }
+    let mut chunks: Vec<usize> = unlimited.iter().map(|&u| usize::from(u)).collect();
+    let num_values = shape
+        .iter()
+        .zip(unlimited)
+        .filter(|(_, u)| !**u)
+        .fold(1.0f64, |a, (&s, _)| a * s as f64);
+    if n > num_unlim {
+        let root = (DEFAULT_CHUNK_SIZE as f64 / (num_values * type_size as f64))
+            .powf(1.0 / (n - num_unlim) as f64);
+        for i in 0..n {
+            if chunks[i] == 0 {
+                let s = (root * shape[i] as f64 - 0.5) as usize;
+                chunks[i] = s.min(shape[i]).max(1);
+            }
+        }
+    }
+    // Halve while one chunk would exceed 4 GiB.
+    while chunks.iter().fold(type_size as f64, |a, &c| a * c as f64) > u32::MAX as f64 {
+        for c in chunks.iter_mut() {
+            *c = (*c / 2).max(1);
+        }
+    }
+    // Trim overhangs.
+    for i in 0..n {
+        let len = shape[i];
+        let nchunks = len.div_ceil(chunks[i]);
+        if nchunks > 0 {
+            let overhang = nchunks * chunks[i] - len;
+            chunks[i] -= overhang / nchunks;
+        }
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(check_name("abc").is_ok());
+        assert!(check_name("_x").is_ok());
+        assert!(check_name("été").is_ok());
+        assert_eq!(check_name(""), Err(NcError::BadName));
+        assert_eq!(check_name("a/b"), Err(NcError::BadName));
+        assert_eq!(check_name("-a"), Err(NcError::BadName));
+        assert_eq!(check_name("a "), Err(NcError::BadName));
+        assert_eq!(check_name(&"a".repeat(257)), Err(NcError::MaxName));
+    }
+
+    #[test]
+    fn chunk_defaults() {
+        assert_eq!(default_chunks(&[10], &[false], 4), vec![10]);
+        assert_eq!(default_chunks(&[0], &[true], 8), vec![512]);
+        assert_eq!(default_chunks(&[0, 3], &[true, false], 4), vec![1, 3]);
+    }
+}
