@@ -5,7 +5,7 @@
  * every file type with the typed put functions, reads edge values of every
  * file type back with the typed get functions, and prints one line per
  * (memory type, file type, value) with the return code.  The Rust test
- * `convert::reference` recomputes every line with src/convert.rs.
+ * tests/convert_reference.rs recomputes every line with src/convert.rs.
  *
  * Usage: test_convert_ref <dataset-url>
  *   e.g. test_convert_ref 'file:///tmp/x.zarr#mode=nczarr,file'

@@ -117,7 +117,7 @@ pub fn convert(from: NcType, src: &[u8], to: NcType, dst: &mut [u8]) -> NcResult
     if from == NcType::String || to == NcType::String {
         return Err(NcError::BadType);
     }
-    if src.len() % from.size() != 0 {
+    if !src.len().is_multiple_of(from.size()) {
         return Err(NcError::Internal);
     }
     let n = src.len() / from.size();
@@ -167,7 +167,7 @@ pub fn classic_model_ignores_range(mem: NcType, file: NcType) -> bool {
 /// does a `buf` that is not a whole number of values.
 pub fn swap_in_place(buf: &mut [u8], size: usize) {
     assert!(
-        size != 0 && buf.len() % size == 0,
+        size != 0 && buf.len().is_multiple_of(size),
         "swap_in_place: {} bytes is not a whole number of {size}-byte values",
         buf.len()
     );
@@ -294,6 +294,8 @@ impl Cast<f64> for f32 {
 // say so), NaN is not, and values in (FLT_MAX, FLT_MAX + half an ulp) are
 // errors although they round to FLT_MAX. Underflow is never an error.
 impl Cast<f32> for f64 {
+    // Not `!(-MAX..=MAX).contains(&self)`: that is true for NaN.
+    #[allow(clippy::manual_range_contains)]
     #[inline(always)]
     fn cast(self) -> (f32, bool) {
         const MAX: f64 = f32::MAX as f64;
@@ -319,6 +321,8 @@ impl Cast<f32> for f64 {
 macro_rules! float_to_int {
     ($($s:ty => $d:ty, lo $lo:expr, hi $hi:expr;)*) => {$(
         impl Cast<$d> for $s {
+            // Not `!(lo..=hi).contains(&x)`: that is true for NaN.
+            #[allow(clippy::manual_range_contains)]
             #[inline(always)]
             fn cast(self) -> ($d, bool) {
                 let x = f64::from(self);
@@ -771,7 +775,9 @@ mod tests {
         assert_eq!(one::<f64, i32>(2147483647.5).0, i32::MAX);
         // 2^63 as a double (the literal 9.223372036854775807e18) is *not* an
         // error in netcdf-c: its bound is (double)INT64_MAX, which is 2^63.
-        assert!(!one::<f64, i64>(9.223372036854775807e18).1);
+        #[allow(clippy::excessive_precision)]
+        let int64_max_literal = 9.223372036854775807e18;
+        assert!(!one::<f64, i64>(int64_max_literal).1);
         assert!(!one::<f64, i64>(two63).1);
         assert!(one::<f64, i64>(two63.next_up()).1);
         assert!(!one::<f64, i64>(-two63).1);
