@@ -5,6 +5,7 @@
 //! `Store` trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod convert;
 pub mod error;
 #[macro_use]
 pub mod log;
