@@ -10,7 +10,6 @@ pub mod error;
 #[macro_use]
 pub mod log;
 pub mod api;
-pub mod convert;
 pub mod engine;
 pub mod ffi;
 pub mod format;

@@ -14,6 +14,14 @@ use crate::types::{NC_MAX_NAME, NcType};
 pub const DEFAULT_CACHE_SIZE: usize = 64 << 20;
 pub const DEFAULT_CACHE_NELEMS: usize = 1000;
 pub const DEFAULT_CACHE_PREEMPTION: f32 = 0.75;
+/// The chunk-cache settings new variables start with (`nc_set_chunk_cache`).
+pub static CACHE_DEFAULTS: std::sync::Mutex<(usize, usize, f32)> =
+    std::sync::Mutex::new((DEFAULT_CACHE_SIZE, DEFAULT_CACHE_NELEMS, DEFAULT_CACHE_PREEMPTION));
+
+pub fn cache_defaults() -> (usize, usize, f32) {
+    *CACHE_DEFAULTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Default `|Sn` width for NC_STRING variables (`NCZ_MAXSTR_DEFAULT`).
 pub const DEFAULT_MAXSTRLEN: usize = 128;
 
@@ -228,7 +236,10 @@ impl Var {
             created: false,
             chunks_on_disk: false,
             data_written: false,
-            cache: ChunkCache::new(DEFAULT_CACHE_SIZE, DEFAULT_CACHE_NELEMS, DEFAULT_CACHE_PREEMPTION),
+            cache: {
+                let (size, nelems, preemption) = cache_defaults();
+                ChunkCache::new(size, nelems, preemption)
+            },
             quantize: (0, 0),
         }
     }

@@ -838,3 +838,13 @@ mod tests {
         assert_eq!(&f[..4], &[0, 12, 4, 16]);
     }
 }
+
+/// nc_set_var_chunk_cache: resize one variable's cache, writing out what it evicts.
+pub fn set_var_cache(ds: &mut Dataset, grp: usize, varid: i32, size: usize, nelems: usize, preemption: f32) -> NcResult<()> {
+    let store = ds.store.clone();
+    let spec = ChunkSpec::of(ds, grp, ds.var(grp, varid)?);
+    let var = ds.var_mut(grp, varid)?;
+    let ev = var.cache.resize(size, nelems, preemption);
+    var.chunks_on_disk |= ev.iter().any(|e| e.2);
+    write_evicted(&spec, store.as_ref(), ev)
+}

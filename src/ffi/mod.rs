@@ -7,6 +7,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::{NcError, NcResult};
 
+pub mod att;
+pub mod data;
+pub mod file;
+pub mod meta;
+
 pub const NC_NOERR: c_int = 0;
 
 /// Run `f`, turning a panic into `on_panic`.

@@ -1,0 +1,262 @@
+//! Attribute exports: generic and typed put/get, inquiries, rename, delete, copy.
+//!
+//! # Safety (every function here)
+//! Pointer arguments are NULL or valid for the access netcdf-c documents:
+//! names NUL-terminated, value arrays holding `len` values of the call's
+//! type (for gets: room for the attribute's length), name buffers of
+//! NC_MAX_NAME+1 bytes.
+
+use std::ffi::{c_char, c_int, c_long, c_void};
+
+use super::{cbytes, cstr, malloc_cstring, put, put_name, slice, slice_mut, status};
+use crate::api;
+use crate::convert;
+use crate::error::{NcError, NcResult};
+use crate::handles;
+use crate::model::{Att, AttValue};
+use crate::types::NcType;
+
+/// The attribute-length limit netcdf-c enforces (X_INT_MAX).
+const MAX_ATT_LEN: usize = i32::MAX as usize;
+
+/// Store an attribute given in memory type `mem` as file type `ty`.
+unsafe fn put_att_impl(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtype: c_int,
+    len: usize,
+    op: *const c_void,
+    mem: Option<NcType>,
+) -> NcResult<()> {
+    // SAFETY: NUL-terminated or NULL.
+    let name = unsafe { cstr(name) }?;
+    let ty = NcType::from_id(xtype)?;
+    let mem = mem.unwrap_or(ty);
+    if len > MAX_ATT_LEN {
+        return Err(NcError::Inval);
+    }
+    let mut range = false;
+    let value = if ty == NcType::String || mem == NcType::String {
+        if ty != mem {
+            return Err(convert::check_compatible(mem, ty).err().unwrap_or(NcError::BadType));
+        }
+        // SAFETY: op holds len `char*` values.
+        let ptrs = unsafe { slice(op.cast::<*const c_char>(), len) }?;
+        let mut v = Vec::with_capacity(len);
+        for &p in ptrs {
+            // SAFETY: each is NULL or NUL-terminated.
+            v.push(if p.is_null() { Vec::new() } else { unsafe { cbytes(p) }?.to_vec() });
+        }
+        AttValue::Strings(v)
+    } else {
+        convert::check_compatible(mem, ty)?;
+        let nbytes = len.checked_mul(mem.size()).ok_or(NcError::Inval)?;
+        // SAFETY: op holds len values of the memory type.
+        let src = unsafe { slice(op.cast::<u8>(), nbytes) }?;
+        let mut dst = vec![0u8; len * ty.size()];
+        match convert::convert(mem, src, ty, &mut dst) {
+            Ok(()) => {}
+            Err(NcError::Range) => range = true,
+            Err(e) => return Err(e),
+        }
+        AttValue::Bytes(dst)
+    };
+    handles::with(ncid, |ds, grp| ds.put_att(grp, varid, name, ty, value))?;
+    if range { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// Read an attribute into memory type `mem` (None: the attribute's own type).
+unsafe fn get_att_impl(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, mem: Option<NcType>) -> NcResult<()> {
+    // SAFETY: NUL-terminated or NULL.
+    let name = unsafe { cstr(name) }?;
+    let att: Att = handles::with(ncid, |ds, grp| Ok(api::att_lookup(ds, grp, varid, name)?.into_owned()))?;
+    let mem = mem.unwrap_or(att.ty);
+    match &att.value {
+        AttValue::Strings(s) => {
+            if mem != NcType::String {
+                return Err(convert::check_compatible(mem, NcType::String).err().unwrap_or(NcError::BadType));
+            }
+            // SAFETY: ip has room for one `char*` per value.
+            let out = unsafe { slice_mut(ip.cast::<*mut c_char>(), s.len()) }?;
+            for (o, v) in out.iter_mut().zip(s) {
+                *o = malloc_cstring(v);
+                if o.is_null() {
+                    return Err(NcError::NoMem);
+                }
+            }
+            Ok(())
+        }
+        AttValue::Bytes(b) => {
+            if mem == NcType::String {
+                return Err(convert::check_compatible(mem, att.ty).err().unwrap_or(NcError::BadType));
+            }
+            convert::check_compatible(mem, att.ty)?;
+            let n = att.len();
+            // SAFETY: ip has room for the attribute's length in the memory type.
+            let dst = unsafe { slice_mut(ip.cast::<u8>(), n * mem.size()) }?;
+            convert::convert(att.ty, b, mem, dst)
+        }
+    }
+}
+
+macro_rules! typed_att {
+    ($put:ident, $get:ident, $t:ty, $nct:expr) => {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $put(
+            ncid: c_int,
+            varid: c_int,
+            name: *const c_char,
+            xtype: c_int,
+            len: usize,
+            op: *const $t,
+        ) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op.cast(), Some($nct)) })
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $get(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut $t) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some($nct)) })
+        }
+    };
+}
+
+/// The memory type of C `long`.
+const LONG: NcType = if std::mem::size_of::<c_long>() == 8 { NcType::Int64 } else { NcType::Int };
+
+typed_att!(nc_put_att_schar, nc_get_att_schar, i8, NcType::Byte);
+typed_att!(nc_put_att_uchar, nc_get_att_uchar, u8, NcType::UByte);
+typed_att!(nc_put_att_ubyte, nc_get_att_ubyte, u8, NcType::UByte);
+typed_att!(nc_put_att_short, nc_get_att_short, i16, NcType::Short);
+typed_att!(nc_put_att_int, nc_get_att_int, c_int, NcType::Int);
+typed_att!(nc_put_att_long, nc_get_att_long, c_long, LONG);
+typed_att!(nc_put_att_float, nc_get_att_float, f32, NcType::Float);
+typed_att!(nc_put_att_double, nc_get_att_double, f64, NcType::Double);
+typed_att!(nc_put_att_ushort, nc_get_att_ushort, u16, NcType::UShort);
+typed_att!(nc_put_att_uint, nc_get_att_uint, u32, NcType::UInt);
+typed_att!(nc_put_att_longlong, nc_get_att_longlong, i64, NcType::Int64);
+typed_att!(nc_put_att_ulonglong, nc_get_att_ulonglong, u64, NcType::UInt64);
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { put_att_impl(ncid, varid, name, NcType::Char.id(), len, op.cast(), Some(NcType::Char)) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::Char)) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { put_att_impl(ncid, varid, name, NcType::String.id(), len, op.cast(), Some(NcType::String)) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut *mut c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::String)) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: c_int, len: usize, op: *const c_void) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op, None) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
+    // SAFETY: forwarded contract.
+    status(|| unsafe { get_att_impl(ncid, varid, name, ip, None) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int, lenp: *mut usize) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| {
+            let a = api::att_lookup(ds, grp, varid, name)?;
+            // SAFETY: NULL or writable.
+            unsafe {
+                put(xtypep, a.ty.id());
+                put(lenp, a.len());
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| {
+            let i = ds.atts(grp, varid)?.iter().position(|a| a.name == name).ok_or(NcError::NotAtt)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(idp, i as c_int) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let atts = ds.atts(grp, varid)?;
+            let a = usize::try_from(attnum).ok().and_then(|i| atts.get(i)).ok_or(NcError::NotAtt)?;
+            // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
+            unsafe { put_name(name, &a.name) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let (name, newname) = unsafe { (cstr(name)?, cstr(newname)?) };
+        handles::with(ncid, |ds, grp| ds.rename_att(grp, varid, name, newname))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| ds.del_att(grp, varid, name))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        // Read first and release the source before locking the target (they
+        // may be the same dataset).
+        let att: Att = handles::with(ncid_in, |ds, grp| Ok(ds.att(grp, varid_in, name)?.clone()))?;
+        handles::with(ncid_out, |ds, grp| ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone()))
+    })
+}

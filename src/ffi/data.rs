@@ -1,0 +1,432 @@
+//! Data access exports: nc_put/get of var, var1, vara, vars and varm, generic
+//! and typed, all through one generic path.
+//!
+//! # Safety (every function here)
+//! `startp`/`countp`/`stridep`/`imapp` hold one value per dimension of the
+//! variable (they may be NULL where netcdf-c allows it); the value buffer
+//! holds the selected values in the call's memory type (for `varm`, as far as
+//! the map reaches); strings are `char*` values, NUL-terminated or NULL.
+
+use std::ffi::{c_char, c_int, c_long, c_void};
+
+use super::{cbytes, malloc_cstring, slice, slice_mut, status};
+use crate::engine::{self, MemIn, MemOut};
+use crate::error::{NcError, NcResult};
+use crate::handles;
+use crate::model::Dataset;
+use crate::types::NcType;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Var,
+    Var1,
+    Vara,
+    Vars,
+    Varm,
+}
+
+struct Request {
+    start: Vec<usize>,
+    count: Vec<usize>,
+    stride: Option<Vec<isize>>,
+    imap: Option<Vec<usize>>,
+    total: usize,
+}
+
+/// Build the selection from the C arguments, with netcdf-c's NULL rules:
+/// a NULL start is NC_EINVALCOORDS, a NULL count means "to the end", NULL
+/// stride or map means contiguous.
+unsafe fn request(
+    ds: &Dataset,
+    grp: usize,
+    varid: c_int,
+    shape: Shape,
+    startp: *const usize,
+    countp: *const usize,
+    stridep: *const isize,
+    imapp: *const isize,
+) -> NcResult<Request> {
+    let var = ds.var(grp, varid)?;
+    let n = var.dimids.len();
+    let dims = ds.var_shape(var);
+    let start: Vec<usize> = match shape {
+        Shape::Var => vec![0; n],
+        _ => {
+            if startp.is_null() && n > 0 {
+                return Err(NcError::InvalCoords);
+            }
+            // SAFETY: startp holds n values.
+            unsafe { slice(startp, n) }?.to_vec()
+        }
+    };
+    let count: Vec<usize> = match shape {
+        Shape::Var => dims.clone(),
+        Shape::Var1 => vec![1; n],
+        _ if countp.is_null() => {
+            dims.iter().zip(&start).map(|(&d, &s)| d.saturating_sub(s)).collect()
+        }
+        // SAFETY: countp holds n values.
+        _ => unsafe { slice(countp, n) }?.to_vec(),
+    };
+    let stride = match shape {
+        Shape::Vars | Shape::Varm if !stridep.is_null() => {
+            // SAFETY: stridep holds n values.
+            Some(unsafe { slice(stridep, n) }?.to_vec())
+        }
+        _ => None,
+    };
+    let imap = match shape {
+        Shape::Varm if !imapp.is_null() && n > 0 => {
+            // SAFETY: imapp holds n values.
+            let m = unsafe { slice(imapp, n) }?;
+            // Negative maps would address memory before the caller's pointer.
+            Some(m.iter().map(|&x| usize::try_from(x).map_err(|_| NcError::Inval)).collect::<NcResult<Vec<_>>>()?)
+        }
+        _ => None,
+    };
+    let total = count.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).ok_or(NcError::Edge)?;
+    Ok(Request { start, count, stride, imap, total })
+}
+
+/// Elements a mapped buffer spans.
+fn map_extent(count: &[usize], imap: &[usize]) -> NcResult<usize> {
+    if count.contains(&0) {
+        return Ok(0);
+    }
+    count
+        .iter()
+        .zip(imap)
+        .try_fold(1usize, |a, (&c, &m)| (c - 1).checked_mul(m).and_then(|x| x.checked_add(a)))
+        .ok_or(NcError::Inval)
+}
+
+/// A byte buffer viewed as elements of `es` bytes, for mapped copies.
+fn map_bytes(contig: &[u8], es: usize, count: &[usize], imap: &[usize], out: &mut [u8], scatter: bool) {
+    let n = count.len();
+    let mut idx = vec![0usize; n];
+    let total = contig.len() / es.max(1);
+    let mut contig_out = Vec::new();
+    if !scatter {
+        contig_out = vec![0u8; contig.len()];
+    }
+    for k in 0..total {
+        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
+        if scatter {
+            out[off * es..(off + 1) * es].copy_from_slice(&contig[k * es..(k + 1) * es]);
+        } else {
+            contig_out[k * es..(k + 1) * es].copy_from_slice(&out[off * es..(off + 1) * es]);
+        }
+        for d in (0..n).rev() {
+            idx[d] += 1;
+            if idx[d] < count[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    if !scatter {
+        out[..contig_out.len()].copy_from_slice(&contig_out);
+    }
+}
+
+unsafe fn get_impl(
+    ncid: c_int,
+    varid: c_int,
+    shape: Shape,
+    startp: *const usize,
+    countp: *const usize,
+    stridep: *const isize,
+    imapp: *const isize,
+    mem: Option<NcType>,
+    ip: *mut c_void,
+) -> NcResult<()> {
+    handles::with(ncid, |ds, grp| {
+        // SAFETY: forwarded contract.
+        let req = unsafe { request(ds, grp, varid, shape, startp, countp, stridep, imapp) }?;
+        let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
+        let stride = req.stride.as_deref();
+        if mt == NcType::String {
+            let mut tmp: Vec<Option<Vec<u8>>> = vec![None; req.total];
+            engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Str(&mut tmp))?;
+            let ptrs: Vec<*mut c_char> = tmp
+                .iter()
+                .map(|s| s.as_ref().map_or(std::ptr::null_mut(), |b| malloc_cstring(b)))
+                .collect();
+            let extent = match &req.imap {
+                Some(m) => map_extent(&req.count, m)?,
+                None => req.total,
+            };
+            // SAFETY: ip has room for `extent` char* values.
+            let out = unsafe { slice_mut(ip.cast::<*mut c_char>(), extent) }?;
+            match &req.imap {
+                Some(m) => engine::scatter_map(&ptrs, &req.count, m, out),
+                None => out.copy_from_slice(&ptrs),
+            }
+            return Ok(());
+        }
+        let ms = mt.size();
+        match &req.imap {
+            None => {
+                // SAFETY: ip has room for total values of the memory type.
+                let out = unsafe { slice_mut(ip.cast::<u8>(), req.total * ms) }?;
+                engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Num { ty: mt, data: out })
+            }
+            Some(m) => {
+                let mut tmp = vec![0u8; req.total * ms];
+                let r = engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Num { ty: mt, data: &mut tmp });
+                if matches!(r, Ok(()) | Err(NcError::Range)) {
+                    let extent = map_extent(&req.count, m)?;
+                    // SAFETY: ip spans `extent` values as the map says.
+                    let out = unsafe { slice_mut(ip.cast::<u8>(), extent * ms) }?;
+                    map_bytes(&tmp, ms, &req.count, m, out, true);
+                }
+                r
+            }
+        }
+    })
+}
+
+unsafe fn put_impl(
+    ncid: c_int,
+    varid: c_int,
+    shape: Shape,
+    startp: *const usize,
+    countp: *const usize,
+    stridep: *const isize,
+    imapp: *const isize,
+    mem: Option<NcType>,
+    op: *const c_void,
+) -> NcResult<()> {
+    handles::with(ncid, |ds, grp| {
+        // SAFETY: forwarded contract.
+        let req = unsafe { request(ds, grp, varid, shape, startp, countp, stridep, imapp) }?;
+        let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
+        let stride = req.stride.as_deref();
+        if mt == NcType::String {
+            let extent = match &req.imap {
+                Some(m) => map_extent(&req.count, m)?,
+                None => req.total,
+            };
+            // SAFETY: op holds `extent` char* values.
+            let ptrs = unsafe { slice(op.cast::<*const c_char>(), extent) }?;
+            let mut all = Vec::with_capacity(extent);
+            for &p in ptrs {
+                // SAFETY: each is NULL or NUL-terminated.
+                all.push(if p.is_null() { None } else { Some(unsafe { cbytes(p) }?.to_vec()) });
+            }
+            let vals = match &req.imap {
+                Some(m) => {
+                    let mut c = vec![None; req.total];
+                    engine::gather_map(&all, &req.count, m, &mut c);
+                    c
+                }
+                None => all,
+            };
+            return engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Str(&vals));
+        }
+        let ms = mt.size();
+        match &req.imap {
+            None => {
+                // SAFETY: op holds total values of the memory type.
+                let src = unsafe { slice(op.cast::<u8>(), req.total * ms) }?;
+                engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Num { ty: mt, data: src })
+            }
+            Some(m) => {
+                let extent = map_extent(&req.count, m)?;
+                // SAFETY: op spans `extent` values as the map says.
+                let src = unsafe { slice(op.cast::<u8>(), extent * ms) }?;
+                let mut tmp = vec![0u8; req.total * ms];
+                let mut work = src.to_vec();
+                map_bytes(&tmp.clone(), ms, &req.count, m, &mut work, false);
+                tmp.copy_from_slice(&work[..req.total * ms]);
+                engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Num { ty: mt, data: &tmp })
+            }
+        }
+    })
+}
+
+const NULL_SZ: *const usize = std::ptr::null();
+const NULL_PD: *const isize = std::ptr::null();
+
+macro_rules! data_family {
+    ($tin:ty, $tout:ty, $mem:expr,
+     $pv:ident, $gv:ident, $pv1:ident, $gv1:ident, $pva:ident, $gva:ident,
+     $pvs:ident, $gvs:ident, $pvm:ident, $gvm:ident) => {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: *const $tin) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_impl(ncid, varid, Shape::Var, NULL_SZ, NULL_SZ, NULL_PD, NULL_PD, $mem, op.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: *mut $tout) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_impl(ncid, varid, Shape::Var, NULL_SZ, NULL_SZ, NULL_PD, NULL_PD, $mem, ip.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: *const $tin) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_impl(ncid, varid, Shape::Var1, indexp, NULL_SZ, NULL_PD, NULL_PD, $mem, op.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut $tout) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_impl(ncid, varid, Shape::Var1, indexp, NULL_SZ, NULL_PD, NULL_PD, $mem, ip.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $pva(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const $tin) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_impl(ncid, varid, Shape::Vara, startp, countp, NULL_PD, NULL_PD, $mem, op.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $gva(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut $tout) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_impl(ncid, varid, Shape::Vara, startp, countp, NULL_PD, NULL_PD, $mem, ip.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $pvs(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            stridep: *const isize,
+            op: *const $tin,
+        ) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_impl(ncid, varid, Shape::Vars, startp, countp, stridep, NULL_PD, $mem, op.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $gvs(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            stridep: *const isize,
+            ip: *mut $tout,
+        ) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_impl(ncid, varid, Shape::Vars, startp, countp, stridep, NULL_PD, $mem, ip.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $pvm(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            stridep: *const isize,
+            imapp: *const isize,
+            op: *const $tin,
+        ) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { put_impl(ncid, varid, Shape::Varm, startp, countp, stridep, imapp, $mem, op.cast()) })
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $gvm(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            stridep: *const isize,
+            imapp: *const isize,
+            ip: *mut $tout,
+        ) -> c_int {
+            // SAFETY: forwarded contract.
+            status(|| unsafe { get_impl(ncid, varid, Shape::Varm, startp, countp, stridep, imapp, $mem, ip.cast()) })
+        }
+    };
+}
+
+const LONG: NcType = if std::mem::size_of::<c_long>() == 8 { NcType::Int64 } else { NcType::Int };
+
+data_family!(c_void, c_void, None,
+    nc_put_var, nc_get_var, nc_put_var1, nc_get_var1, nc_put_vara, nc_get_vara,
+    nc_put_vars, nc_get_vars, nc_put_varm, nc_get_varm);
+data_family!(c_char, c_char, Some(NcType::Char),
+    nc_put_var_text, nc_get_var_text, nc_put_var1_text, nc_get_var1_text, nc_put_vara_text, nc_get_vara_text,
+    nc_put_vars_text, nc_get_vars_text, nc_put_varm_text, nc_get_varm_text);
+data_family!(i8, i8, Some(NcType::Byte),
+    nc_put_var_schar, nc_get_var_schar, nc_put_var1_schar, nc_get_var1_schar, nc_put_vara_schar, nc_get_vara_schar,
+    nc_put_vars_schar, nc_get_vars_schar, nc_put_varm_schar, nc_get_varm_schar);
+data_family!(u8, u8, Some(NcType::UByte),
+    nc_put_var_uchar, nc_get_var_uchar, nc_put_var1_uchar, nc_get_var1_uchar, nc_put_vara_uchar, nc_get_vara_uchar,
+    nc_put_vars_uchar, nc_get_vars_uchar, nc_put_varm_uchar, nc_get_varm_uchar);
+data_family!(u8, u8, Some(NcType::UByte),
+    nc_put_var_ubyte, nc_get_var_ubyte, nc_put_var1_ubyte, nc_get_var1_ubyte, nc_put_vara_ubyte, nc_get_vara_ubyte,
+    nc_put_vars_ubyte, nc_get_vars_ubyte, nc_put_varm_ubyte, nc_get_varm_ubyte);
+data_family!(i16, i16, Some(NcType::Short),
+    nc_put_var_short, nc_get_var_short, nc_put_var1_short, nc_get_var1_short, nc_put_vara_short, nc_get_vara_short,
+    nc_put_vars_short, nc_get_vars_short, nc_put_varm_short, nc_get_varm_short);
+data_family!(c_int, c_int, Some(NcType::Int),
+    nc_put_var_int, nc_get_var_int, nc_put_var1_int, nc_get_var1_int, nc_put_vara_int, nc_get_vara_int,
+    nc_put_vars_int, nc_get_vars_int, nc_put_varm_int, nc_get_varm_int);
+data_family!(c_long, c_long, Some(LONG),
+    nc_put_var_long, nc_get_var_long, nc_put_var1_long, nc_get_var1_long, nc_put_vara_long, nc_get_vara_long,
+    nc_put_vars_long, nc_get_vars_long, nc_put_varm_long, nc_get_varm_long);
+data_family!(f32, f32, Some(NcType::Float),
+    nc_put_var_float, nc_get_var_float, nc_put_var1_float, nc_get_var1_float, nc_put_vara_float, nc_get_vara_float,
+    nc_put_vars_float, nc_get_vars_float, nc_put_varm_float, nc_get_varm_float);
+data_family!(f64, f64, Some(NcType::Double),
+    nc_put_var_double, nc_get_var_double, nc_put_var1_double, nc_get_var1_double, nc_put_vara_double, nc_get_vara_double,
+    nc_put_vars_double, nc_get_vars_double, nc_put_varm_double, nc_get_varm_double);
+data_family!(u16, u16, Some(NcType::UShort),
+    nc_put_var_ushort, nc_get_var_ushort, nc_put_var1_ushort, nc_get_var1_ushort, nc_put_vara_ushort, nc_get_vara_ushort,
+    nc_put_vars_ushort, nc_get_vars_ushort, nc_put_varm_ushort, nc_get_varm_ushort);
+data_family!(u32, u32, Some(NcType::UInt),
+    nc_put_var_uint, nc_get_var_uint, nc_put_var1_uint, nc_get_var1_uint, nc_put_vara_uint, nc_get_vara_uint,
+    nc_put_vars_uint, nc_get_vars_uint, nc_put_varm_uint, nc_get_varm_uint);
+data_family!(i64, i64, Some(NcType::Int64),
+    nc_put_var_longlong, nc_get_var_longlong, nc_put_var1_longlong, nc_get_var1_longlong, nc_put_vara_longlong, nc_get_vara_longlong,
+    nc_put_vars_longlong, nc_get_vars_longlong, nc_put_varm_longlong, nc_get_varm_longlong);
+data_family!(u64, u64, Some(NcType::UInt64),
+    nc_put_var_ulonglong, nc_get_var_ulonglong, nc_put_var1_ulonglong, nc_get_var1_ulonglong, nc_put_vara_ulonglong, nc_get_vara_ulonglong,
+    nc_put_vars_ulonglong, nc_get_vars_ulonglong, nc_put_varm_ulonglong, nc_get_varm_ulonglong);
+data_family!(*const c_char, *mut c_char, Some(NcType::String),
+    nc_put_var_string, nc_get_var_string, nc_put_var1_string, nc_get_var1_string, nc_put_vara_string, nc_get_vara_string,
+    nc_put_vars_string, nc_get_vars_string, nc_put_varm_string, nc_get_varm_string);
+
+// ----- memory reclamation -----
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -> c_int {
+    status(|| {
+        // SAFETY: data holds nelems pointers from malloc (or NULL).
+        let v = unsafe { slice_mut(data, nelems) }?;
+        for p in v.iter_mut() {
+            // SAFETY: each was allocated by malloc (by this library) or is NULL.
+            unsafe { libc::free(p.cast()) };
+            *p = std::ptr::null_mut();
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
+    status(|| {
+        let _ = ncid;
+        let t = NcType::from_id(xtype)?;
+        if memory.is_null() && nelems > 0 {
+            return Err(NcError::Inval);
+        }
+        if t == NcType::String {
+            // SAFETY: memory holds nelems malloc'd strings.
+            let v = unsafe { slice_mut(memory.cast::<*mut c_char>(), nelems) }?;
+            for p in v.iter_mut() {
+                // SAFETY: malloc'd or NULL.
+                unsafe { libc::free(p.cast()) };
+                *p = std::ptr::null_mut();
+            }
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
+    // SAFETY: forwarded contract; memory itself was malloc'd by the caller.
+    let r = unsafe { nc_reclaim_data(ncid, xtype, memory, nelems) };
+    if r == 0 {
+        // SAFETY: memory came from malloc (contract of nc_reclaim_data_all).
+        unsafe { libc::free(memory) };
+    }
+    r
+}

@@ -1,0 +1,708 @@
+//! Dimension, group, variable and type exports.
+//!
+//! # Safety (every function here)
+//! Pointer arguments are NULL or valid for the access netcdf-c documents:
+//! strings NUL-terminated, name buffers at least NC_MAX_NAME+1 bytes,
+//! arrays long enough for what the dataset holds.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use super::{cstr, put, put_name, slice, slice_mut, status};
+use crate::error::{NcError, NcResult};
+use crate::handles;
+use crate::model::{AttValue, Dataset};
+use crate::types::NcType;
+
+/// Copy ids into a caller array when it is non-NULL.
+unsafe fn put_ids(p: *mut c_int, ids: &[c_int]) -> NcResult<()> {
+    if !p.is_null() {
+        // SAFETY: caller provides room for every id (contract above).
+        unsafe { slice_mut(p, ids.len()) }?.copy_from_slice(ids);
+    }
+    Ok(())
+}
+
+// ----- dimensions -----
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        let id = handles::with(ncid, |ds, grp| ds.def_dim(grp, name, len))?;
+        // SAFETY: NULL or writable.
+        unsafe { put(idp, id as c_int) };
+        Ok(())
+    })
+}
+
+/// Resolve a dimension name as seen from a group: a plain name searches the
+/// group and its ancestors; a path (`/g/d` or `g/d`) names it exactly.
+fn find_dim_by_name(ds: &Dataset, grp: usize, name: &str) -> NcResult<usize> {
+    if let Some((path, dname)) = name.rsplit_once('/') {
+        let g = find_group_path(ds, grp, path)?;
+        return ds.groups[g].dims.iter().copied().find(|&d| ds.dims[d].name == dname).ok_or(NcError::BadDim);
+    }
+    ds.find_dim(grp, name).ok_or(NcError::BadDim)
+}
+
+fn find_group_path(ds: &Dataset, grp: usize, path: &str) -> NcResult<usize> {
+    let mut g = if path.starts_with('/') { 0 } else { grp };
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        g = *ds.groups[g].children.iter().find(|&&c| ds.groups[c].name == seg).ok_or(NcError::NoGrp)?;
+    }
+    Ok(g)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        let id = handles::with(ncid, |ds, grp| find_dim_by_name(ds, grp, name))?;
+        // SAFETY: NULL or writable.
+        unsafe { put(idp, id as c_int) };
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let d = ds.check_dimid(grp, dimid)?;
+            let dim = &ds.dims[d];
+            // SAFETY: NULL or writable (name buffer NC_MAX_NAME+1).
+            unsafe {
+                put_name(name, &dim.name);
+                put(lenp, dim.len);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_dim(ncid, dimid, name, std::ptr::null_mut()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_dim(ncid, dimid, std::ptr::null_mut(), lenp) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| ds.rename_dim(grp, dimid, name))
+    })
+}
+
+// ----- groups -----
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        let g = handles::with(parent_ncid, |ds, grp| ds.def_grp(grp, name))?;
+        // SAFETY: NULL or writable.
+        unsafe { put(new_ncid, handles::group_ncid(parent_ncid, g)) };
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(grpid, |ds, grp| ds.rename_grp(grp, name))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let ids: Vec<c_int> = ds.groups[grp].children.iter().map(|&c| handles::group_ncid(ncid, c)).collect();
+            // SAFETY: NULL or writable; ncids has room for every child.
+            unsafe {
+                put(numgrps, ids.len() as c_int);
+                put_ids(ncids, &ids)
+            }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
+            unsafe { put_name(name, &ds.groups[grp].name) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let full = ds.group_full_name(grp);
+            // SAFETY: NULL or writable; full_name has room for the name and NUL.
+            unsafe {
+                put(lenp, full.len());
+                put_name(full_name, &full);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let p = ds.groups[grp].parent.ok_or(NcError::NoGrp)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(parent_ncid, handles::group_ncid(ncid, p)) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(grp_name) }?;
+        handles::with(ncid, |ds, grp| {
+            let c = ds.groups[grp].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::NoGrp)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(grp_ncid, handles::group_ncid(ncid, c)) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_grp_ncid(ncid, name, grp_ncid) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(full_name) }?;
+        handles::with(ncid, |ds, grp| {
+            let g = find_group_path(ds, grp, name)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(grp_ncid, handles::group_ncid(ncid, g)) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let ids: Vec<c_int> = (0..ds.groups[grp].vars.len() as c_int).collect();
+            // SAFETY: NULL or writable with room for every id.
+            unsafe {
+                put(nvars, ids.len() as c_int);
+                put_ids(varids, &ids)
+            }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dimids(ncid: c_int, ndims: *mut c_int, dimids: *mut c_int, include_parents: c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let mut ids: Vec<c_int> = Vec::new();
+            let mut g = Some(grp);
+            while let Some(x) = g {
+                ids.extend(ds.groups[x].dims.iter().map(|&d| d as c_int));
+                g = if include_parents != 0 { ds.groups[x].parent } else { None };
+            }
+            ids.sort_unstable();
+            // SAFETY: NULL or writable with room for every id.
+            unsafe {
+                put(ndims, ids.len() as c_int);
+                put_ids(dimids, &ids)
+            }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        // SAFETY: NULL or writable. NCZarr has no user-defined types.
+        unsafe { put(ntypes, 0) };
+        Ok(())
+    })
+}
+
+// ----- types -----
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
+    status(|| {
+        // netcdf-c answers atomic types without looking at the ncid's format.
+        let _ = ncid;
+        let t = NcType::from_id(xtype)?;
+        // SAFETY: NULL or writable.
+        unsafe {
+            put_name(name, t.name());
+            put(size, t.size());
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        let t = NcType::ALL.iter().find(|t| t.name() == name).ok_or(NcError::BadType)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(typeidp, t.id()) };
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_user_type(
+    ncid: c_int,
+    xtype: c_int,
+    _name: *mut c_char,
+    _size: *mut usize,
+    _base: *mut c_int,
+    _nfields: *mut usize,
+    _class: *mut c_int,
+) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        if NcType::from_id(xtype).is_ok() {
+            return Err(NcError::BadType);
+        }
+        Err(NcError::NotNc4)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_type_equal(ncid1: c_int, t1: c_int, ncid2: c_int, t2: c_int, equal: *mut c_int) -> c_int {
+    status(|| {
+        let _ = (ncid1, ncid2);
+        let a = NcType::from_id(t1)?;
+        let b = NcType::from_id(t2)?;
+        // SAFETY: NULL or writable.
+        unsafe { put(equal, c_int::from(a == b)) };
+        Ok(())
+    })
+}
+
+// ----- variables -----
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var(
+    ncid: c_int,
+    name: *const c_char,
+    xtype: c_int,
+    ndims: c_int,
+    dimidsp: *const c_int,
+    varidp: *mut c_int,
+) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        let n = usize::try_from(ndims).map_err(|_| NcError::Inval)?;
+        if n > crate::types::NC_MAX_VAR_DIMS {
+            return Err(NcError::MaxDims);
+        }
+        // SAFETY: dimidsp holds ndims ids.
+        let dims = unsafe { slice(dimidsp, n) }?;
+        let id = handles::with(ncid, |ds, grp| {
+            let t = NcType::from_id(xtype).map_err(|_| {
+                if (13..=16).contains(&xtype) || xtype >= 32 { NcError::BadType } else { NcError::BadType }
+            })?;
+            ds.def_var(grp, name, t, dims)
+        })?;
+        // SAFETY: NULL or writable.
+        unsafe { put(varidp, id) };
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var(
+    ncid: c_int,
+    varid: c_int,
+    name: *mut c_char,
+    xtypep: *mut c_int,
+    ndimsp: *mut c_int,
+    dimidsp: *mut c_int,
+    nattsp: *mut c_int,
+) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            let ids: Vec<c_int> = v.dimids.iter().map(|&d| d as c_int).collect();
+            // SAFETY: NULL or writable; dimidsp has room for ndims ids.
+            unsafe {
+                put_name(name, &v.name);
+                put(xtypep, v.ty.id());
+                put(ndimsp, ids.len() as c_int);
+                put(nattsp, v.atts.len() as c_int);
+                put_ids(dimidsp, &ids)
+            }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| {
+            let i = ds.groups[grp].vars.iter().position(|v| v.name == name).ok_or(NcError::NotVar)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(varidp, i as c_int) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
+    let n = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_var(ncid, varid, name, n, n, n, n) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int {
+    let n = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), xtypep, n, n, n) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+    let n = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, ndimsp, n, n) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
+    let n = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, n, dimidsp, n) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    if varid == crate::types::NC_GLOBAL {
+        // SAFETY: forwarded contract.
+        return unsafe { super::file::nc_inq_natts(ncid, nattsp) };
+    }
+    let n = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, n, n, nattsp) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NUL-terminated or NULL.
+        let name = unsafe { cstr(name) }?;
+        handles::with(ncid, |ds, grp| ds.rename_var(grp, varid, name))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage: c_int, chunksizesp: *const usize) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let n = ds.var(grp, varid)?.dimids.len();
+            let sizes = if chunksizesp.is_null() {
+                None
+            } else {
+                // SAFETY: chunksizesp holds one size per dimension.
+                Some(unsafe { slice(chunksizesp, n) }?)
+            };
+            ds.def_var_chunking(grp, varid, storage, sizes)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            // SAFETY: NULL or writable; chunksizesp has room for ndims sizes.
+            unsafe {
+                put(storagep, 0); // NC_CHUNKED: NCZarr stores everything in chunks.
+                if !chunksizesp.is_null() {
+                    slice_mut(chunksizesp, v.chunks.len())?.copy_from_slice(&v.chunks);
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_int, fill_value: *const c_void) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let ty = ds.var(grp, varid)?.ty;
+            let value = if fill_value.is_null() {
+                None
+            } else if ty == NcType::String {
+                // SAFETY: fill_value points to one `char*`.
+                let p = unsafe { *fill_value.cast::<*const c_char>() };
+                // SAFETY: that pointer is NULL or NUL-terminated.
+                let b = if p.is_null() { Vec::new() } else { unsafe { super::cbytes(p) }?.to_vec() };
+                Some(AttValue::Strings(vec![b]))
+            } else {
+                // SAFETY: fill_value points to one value of the variable's type.
+                Some(AttValue::Bytes(unsafe { slice(fill_value.cast::<u8>(), ty.size()) }?.to_vec()))
+            };
+            ds.def_var_fill(grp, varid, no_fill != 0, value)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_fill(ncid: c_int, varid: c_int, no_fill: *mut c_int, fill_valuep: *mut c_void) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            // The reported fill is the _FillValue attribute, else the type's default.
+            let fill = match v.att("_FillValue").map(|a| &a.value) {
+                Some(AttValue::Bytes(b)) => b.clone(),
+                Some(AttValue::Strings(s)) => s.first().cloned().unwrap_or_default(),
+                None => v.ty.default_fill(),
+            };
+            // SAFETY: NULL or writable for one value of the variable's type.
+            unsafe {
+                put(no_fill, c_int::from(v.no_fill));
+                if !fill_valuep.is_null() {
+                    if v.ty == NcType::String {
+                        put(fill_valuep.cast::<*mut c_char>(), super::malloc_cstring(&fill));
+                    } else {
+                        slice_mut(fill_valuep.cast::<u8>(), v.ty.size())?.copy_from_slice(&fill[..v.ty.size()]);
+                    }
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
+    status(|| handles::with(ncid, |ds, grp| ds.def_var_endian(grp, varid, endian)))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(endianp, if v.big_endian { 2 } else { 1 }) };
+            Ok(())
+        })
+    })
+}
+
+// ----- filters: introspection works; defining codecs comes with the codec work -----
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, level: c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            if deflate != 0 && !(0..=9).contains(&level) {
+                return Err(NcError::Inval);
+            }
+            if shuffle == 0 && deflate == 0 {
+                return Ok(());
+            }
+            Err(NcError::NoFilter)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_deflate(ncid: c_int, varid: c_int, shufflep: *mut c_int, deflatep: *mut c_int, levelp: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe {
+                put(shufflep, 0);
+                put(deflatep, 0);
+                put(levelp, 0);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            if fletcher32 == 0 { Ok(()) } else { Err(NcError::NoFilter) }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(fletcher32p, 0) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfilters: *mut usize, _ids: *mut u32) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(nfilters, 0) };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, _id: u32, _nparams: *mut usize, _params: *mut u32) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            Err(NcError::NoFilter)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_filter(ncid: c_int, varid: c_int, _id: u32, _nparams: usize, _parms: *const u32) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            Err(NcError::NoFilter)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter(ncid: c_int, varid: c_int, idp: *mut u32, nparams: *mut usize, _params: *mut u32) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            // SAFETY: NULL or writable. No filter: id 0, as netcdf-c reports.
+            unsafe {
+                put(idp, 0);
+                put(nparams, 0);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_filter_avail(ncid: c_int, _id: u32) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        Err(NcError::NoFilter)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb: c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            Err(NcError::NoFilter)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, maskp: *mut c_int, ppbp: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe {
+                put(maskp, 0);
+                put(ppbp, 0);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, nsd: c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            ds.var(grp, varid)?;
+            if mode == 0 {
+                return Ok(());
+            }
+            let _ = nsd;
+            Err(NcError::NotBuilt)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_quantize(ncid: c_int, varid: c_int, modep: *mut c_int, nsdp: *mut c_int) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            // SAFETY: NULL or writable.
+            unsafe {
+                put(modep, v.quantize.0);
+                put(nsdp, v.quantize.1);
+            }
+            Ok(())
+        })
+    })
+}
