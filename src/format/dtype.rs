@@ -64,6 +64,15 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
     Ok(Dtype { ty, big_endian: big && ty.size() > 1, strings: None })
 }
 
+/// Parse a dtype found in NCZarr metadata. netcdf-c up to 4.9.0 wrote char
+/// data and char attributes as `<U1`/`>U1` holding one byte per value.
+pub fn parse_nczarr(s: &str, legacy: bool) -> NcResult<Dtype> {
+    if legacy && matches!(s, "<U1" | ">U1" | "|U1" | "U1") {
+        return Ok(Dtype { ty: NcType::Char, big_endian: false, strings: None });
+    }
+    parse(s)
+}
+
 /// The dtype netcdf-c writes for a variable or attribute type.
 pub fn format(ty: NcType, big_endian: bool, maxstrlen: usize) -> String {
     let e = if big_endian { '>' } else { '<' };

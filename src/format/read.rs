@@ -131,6 +131,10 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
             legacy_keys |= s.is_some();
             s
         });
+    // NCZarr format 1 kept its metadata in separate objects (.nczarr, ...).
+    let v1 = superblock.is_none() && meta.exists(".nczarr")?;
+    let superblock = if v1 { meta.get(".nczarr")? } else { superblock };
+    legacy_keys |= v1;
     let nczarr = superblock.is_some();
     let superblock_version = superblock
         .as_ref()
@@ -161,7 +165,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         created: false,
     };
     ds.groups[0].stored_key = Some(String::new());
-    let mut reader = Reader { meta: &meta, nczarr, xarray: opts.xarray, count: 0 };
+    let mut reader = Reader { meta: &meta, nczarr, legacy: legacy_keys, v1, xarray: opts.xarray, count: 0 };
     reader.read_group(&mut ds, 0, zgroup, zattrs)?;
     Ok(ds)
 }
@@ -169,6 +173,10 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
 struct Reader<'a, 'b> {
     meta: &'a Meta<'b>,
     nczarr: bool,
+    /// Written by netcdf-c <= 4.9.2 (keys inside .zgroup/.zarray, or format 1).
+    legacy: bool,
+    /// NCZarr format 1: `.nczgroup`, `.nczarray`, `.nczattr` objects.
+    v1: bool,
     xarray: bool,
     count: usize,
 }
@@ -189,7 +197,7 @@ fn att_types(zattrs: &Option<Value>) -> HashMap<String, String> {
 }
 
 /// User attributes of a `.zattrs` object, in order.
-fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>) -> Vec<Att> {
+fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>, legacy: bool) -> Vec<Att> {
     let mut out = Vec::new();
     let Some(Value::Object(o)) = zattrs else { return out };
     for (name, v) in o {
@@ -198,7 +206,7 @@ fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>) -> Vec<Att
         }
         let att = match types.get(name).map(|t| t.as_str()) {
             Some("|J0") => continue,
-            Some(t) => match dtype::parse(t) {
+            Some(t) => match dtype::parse_nczarr(t, legacy) {
                 Ok(d) => att_from_json(name, v, d.ty),
                 Err(e) => Err(e),
             },
@@ -222,6 +230,16 @@ fn as_usize(v: &Value) -> Option<usize> {
 }
 
 impl Reader<'_, '_> {
+    /// Attribute types of an object: `_nczarr_attr` in `.zattrs`, or the
+    /// format-1 `.nczattr` object beside it.
+    fn types_for(&self, key: &str, zattrs: &Option<Value>) -> NcResult<HashMap<String, String>> {
+        if self.v1 {
+            let obj = self.meta.get(&join(key, ".nczattr"))?;
+            return Ok(att_types(&obj.map(|o| serde_json::json!({ "_nczarr_attr": o }))));
+        }
+        Ok(att_types(zattrs))
+    }
+
     fn bump(&mut self) -> NcResult<()> {
         self.count += 1;
         if self.count > MAX_OBJECTS {
@@ -239,14 +257,15 @@ impl Reader<'_, '_> {
         zattrs: Option<Value>,
     ) -> NcResult<()> {
         let key = ds.group_key(grp);
-        let types = att_types(&zattrs);
-        ds.groups[grp].atts = read_atts(&zattrs, &types);
+        let types = self.types_for(&key, &zattrs)?;
+        ds.groups[grp].atts = read_atts(&zattrs, &types, self.legacy);
 
-        let ginfo = zattrs
+        let v1info = if self.v1 { self.meta.get(&join(&key, ".nczgroup"))? } else { None };
+        let ginfo = v1info.or(zattrs
             .as_ref()
             .and_then(|a| a.get("_nczarr_group"))
             .or_else(|| zgroup.as_ref().and_then(|g| g.get("_nczarr_group").or_else(|| g.get("_NCZARR_GROUP"))))
-            .cloned();
+            .cloned());
 
         let (arrays, subgroups) = if let (true, Some(info)) = (self.nczarr, &ginfo) {
             let dims = info.get("dimensions").or_else(|| info.get("dims"));
@@ -356,8 +375,8 @@ impl Reader<'_, '_> {
             crate::nclog!(Level::Error, "{}: shape and chunks disagree", vk);
             return Err(NcError::NcZarr);
         }
-        let dt = dtype::parse(zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?)?;
-        let mut ty = dt.ty;
+        let dt = dtype::parse_nczarr(zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?, self.legacy)?;
+        let ty = dt.ty;
         // One chunk must be addressable: elements * size fits in memory limits.
         let elem = match dt.strings {
             Some(StringLayout::Fixed(n)) => n,
@@ -373,13 +392,14 @@ impl Reader<'_, '_> {
             return Err(NcError::DimSize);
         }
 
-        let types = att_types(&zattrs);
-        let mut atts = read_atts(&zattrs, &types);
-        let ainfo = zattrs
+        let types = self.types_for(&vk, &zattrs)?;
+        let mut atts = read_atts(&zattrs, &types, self.legacy);
+        let v1info = if self.v1 { self.meta.get(&join(&vk, ".nczarray"))? } else { None };
+        let ainfo = v1info.or(zattrs
             .as_ref()
             .and_then(|a| a.get("_nczarr_array"))
             .or_else(|| zarray.get("_nczarr_array").or_else(|| zarray.get("_NCZARR_ARRAY")))
-            .cloned();
+            .cloned());
         let xdims: Option<Vec<String>> = zattrs
             .as_ref()
             .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
@@ -428,11 +448,6 @@ impl Reader<'_, '_> {
             return Err(NcError::NcZarr);
         }
 
-        // Pure-Zarr char: netcdf-c reads '>S1' as char only in NCZarr mode;
-        // we keep char for '>S1' everywhere, which round-trips what netcdf-c writes.
-        if ty == NcType::Char && dt.strings.is_some() {
-            ty = NcType::String;
-        }
         let mut var = Var::new(name, ty, dimids);
         var.chunks = if scalar { Vec::new() } else { chunks };
         var.big_endian = dt.big_endian;
@@ -500,9 +515,6 @@ impl Reader<'_, '_> {
         match zarray.get("compressor") {
             None | Some(Value::Null) => {}
             Some(c) => var.codecs.push(c.clone()),
-        }
-        if let Some(maxlen) = var.att("_nczarr_maxstrlen") {
-            let _ = maxlen;
         }
         var.stored_key = Some(vk);
         var.meta_dirty = false;
