@@ -11,3 +11,4 @@ pub mod log;
 pub mod ffi;
 pub mod storage;
 pub mod types;
+pub mod url;
