@@ -127,7 +127,7 @@ pub fn unparse_params(pairs: &[(String, String)], encode: bool) -> String {
 }
 
 /// Keep the first occurrence of each key (compared without regard to case).
-fn first_wins(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+pub fn first_wins(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::with_capacity(pairs.len());
     for (k, v) in pairs {
         if !out.iter().any(|(k2, _)| k2.eq_ignore_ascii_case(&k)) {
