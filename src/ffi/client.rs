@@ -1447,8 +1447,8 @@ pub unsafe extern "C" fn ncuridecodepartial(
 }
 
 /// `char* ncuriencodeonly(const char* s, const char* allowable)`: malloc'd copy
-/// with every byte that is neither alphanumeric nor in `allowable` written as
-/// `%xx`. NULL for a NULL `s`; a NULL `allowable` allows only alphanumerics.
+/// with every byte not in `allowable` (alphanumerics included) written as
+/// `%xx`. NULL for a NULL `s`; a NULL `allowable` allows nothing.
 ///
 /// # Safety
 /// `s` and `allowable` are NULL or NUL-terminated.

@@ -43,13 +43,18 @@ pub const NCURISVC: i32 = NCURIBASE | NCURIQUERY;
 /// Everything (used to rebuild a URL after changes).
 pub const NCURIALL: i32 = NCURIBASE | NCURIQUERY | NCURIFRAG;
 
-const ALNUM: &str = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-/// Characters left alone when encoding a path or a query (besides alphanumerics).
-pub const PATH_ALLOW: &str = "!#$&'()*+,-./:;=?@_~";
+/// Characters left alone when encoding a path or a query.
+pub const PATH_ALLOW: &str = concat!(
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "!#$&'()*+,-./:;=?@_~"
+);
 /// Same set as [`PATH_ALLOW`]; netcdf-c keeps two names for it.
 pub const QUERY_ALLOW: &str = PATH_ALLOW;
 /// Characters left alone in user names and passwords (no `@` or `:`).
-pub const USERPWD_ALLOW: &str = "!$&'()*+,-.;=_~?#/";
+pub const USERPWD_ALLOW: &str = concat!(
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "!$&'()*+,-.;=_~?#/"
+);
 
 /// One parsed URI. `query`/`fragment` hold the text `ncuribuild` writes after
 /// `?`/`#`; the lists hold the decomposed `key=value` pairs (value "" when absent).
@@ -137,8 +142,9 @@ pub fn first_wins(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
     out
 }
 
-/// Percent-encode every byte of `s` that is neither alphanumeric nor in `allow`,
-/// with lower-case hex digits (as `ncuriencodeonly`).
+/// Percent-encode every byte of `s` that is not in `allow` (alphanumerics
+/// included: they pass only if `allow` lists them), with lower-case hex digits
+/// (as `ncuriencodeonly`).
 pub fn encode_only(s: &str, allow: &str) -> String {
     String::from_utf8(encode_bytes(s.as_bytes(), allow.as_bytes()))
         .expect("percent-encoding yields ASCII")
@@ -149,7 +155,7 @@ pub fn encode_bytes(s: &[u8], allow: &[u8]) -> Vec<u8> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = Vec::with_capacity(s.len());
     for &c in s {
-        if ALNUM.as_bytes().contains(&c) || allow.contains(&c) {
+        if allow.contains(&c) {
             out.push(c);
         } else {
             out.extend_from_slice(&[b'%', HEX[usize::from(c >> 4)], HEX[usize::from(c & 15)]]);
@@ -591,7 +597,7 @@ mod tests {
     fn encode_decode() {
         assert_eq!(encode_only("a b/c,d", PATH_ALLOW), "a%20b/c,d");
         assert_eq!(encode_only("u@x:y", USERPWD_ALLOW), "u%40x%3ay");
-        assert_eq!(encode_bytes(&[0xff, b'a'], b""), b"%ffa");
+        assert_eq!(encode_bytes(&[0xff, b'a', b'/'], b"/"), b"%ff%61/");
         assert_eq!(decode_bytes(b"a%20b%2Fc%zz%4"), b"a b/c%zz%4");
         assert_eq!(
             decode_bytes_if(b"a+b%20%2f", true, |c| c == b' '),
