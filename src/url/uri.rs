@@ -231,16 +231,15 @@ fn is_drive_letter(c: u8) -> bool {
 fn file_path(p: &str) -> NcResult<&str> {
     let b = p.as_bytes();
     let l = b.len();
-    if l >= 2 && b[1] == b':' && is_drive_letter(b[0]) {
-        Ok(p) // file:D:/x
-    } else if l >= 2 && b[0] == b'/' && b[1] != b'/' {
-        Ok(p) // file:/x
-    } else if l >= 4 && b[0] == b'/' && b[1] == b'/' && b[3] == b':' && is_drive_letter(b[2]) {
-        Ok(&p[2..]) // file://D:/x
-    } else if l >= 4 && b[..3] == *b"///" && b[3] != b'/' {
-        Ok(&p[2..]) // file:///x
-    } else if l >= 4 && b[0] == b'/' && b[1] == b'/' && b[2] != b'/' {
-        Ok(&p[2..]) // file://relative/x
+    // file:D:/x and file:/x: the path is all of it.
+    let whole =
+        l >= 2 && ((b[1] == b':' && is_drive_letter(b[0])) || (b[0] == b'/' && b[1] != b'/'));
+    // file://D:/x, file:///x and file://relative/x: drop the "//".
+    let after_slashes = l >= 4 && b[0] == b'/' && b[1] == b'/' && !(b[2] == b'/' && b[3] == b'/');
+    if whole {
+        Ok(p)
+    } else if after_slashes {
+        Ok(&p[2..])
     } else {
         Err(NcError::Url)
     }
