@@ -461,8 +461,10 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
 /// last segment of the URL path (or of the plain path) without the extension
 /// after its last `.`. A URL whose last segment is empty or only an extension
 /// (`file:///x/y/`, `file:///x/.zarr`) is not taken as a URL by 4.9.0's
-/// `nc__testurl`, and its name comes from the plain-path rule instead. None for
-/// an empty path.
+/// `nc__testurl`, and its name comes from the plain-path rule instead
+/// (`file:///x/y/#mode=zarr` gives `#mode=zarr`, verified with Debian's ncdump).
+/// The name is returned unescaped; ncdump escapes it as a CDL name when
+/// printing (`netcdf \#mode\=zarr {`). None for an empty path.
 pub fn dataset_basename(path: &str) -> Option<String> {
     if path.is_empty() {
         return None;
