@@ -78,3 +78,22 @@ macro_rules! nclog {
         }
     };
 }
+
+/// netcdf-c's name for a C log tag (`nctagname`): NCLOGNOTE 0 .. NCLOGDBG 3.
+pub fn c_tag_name(tag: i32) -> &'static str {
+    match tag {
+        0 => "Note",
+        1 => "Warning",
+        2 => "Error",
+        3 => "Debug",
+        _ => "unknown",
+    }
+}
+
+/// Print a line that came through netcdf-c's C logging API (`nclog`), in its
+/// format `Tag:message`, if logging is on.
+pub fn c_line(tag: i32, msg: &str) {
+    if enabled() {
+        eprintln!("{}:{}", c_tag_name(tag), msg);
+    }
+}
