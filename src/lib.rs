@@ -5,9 +5,11 @@
 //! trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod cdtime;
 pub mod error;
 #[macro_use]
 pub mod log;
 pub mod ffi;
 pub mod storage;
 pub mod types;
+pub mod utf16;

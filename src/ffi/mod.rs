@@ -7,6 +7,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::{NcError, NcResult};
 
+pub mod cdtime;
+pub mod utf16;
+
 pub const NC_NOERR: c_int = 0;
 
 /// Run `f`, turning a panic into `on_panic`.
