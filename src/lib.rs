@@ -5,6 +5,7 @@
 //! `Store` trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod cdtime;
 pub mod convert;
 pub mod error;
 #[macro_use]
@@ -18,3 +19,4 @@ pub mod model;
 pub mod storage;
 pub mod types;
 pub mod url;
+pub mod utf16;

@@ -8,10 +8,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::error::{NcError, NcResult};
 
 pub mod att;
+pub mod cdtime;
 pub mod client;
 pub mod data;
 pub mod file;
 pub mod meta;
+pub mod utf16;
 
 pub const NC_NOERR: c_int = 0;
 
