@@ -7,11 +7,12 @@
  * signature that netCDF-C 4.10.1 gives it, so programs written for (or
  * compiled against) netCDF-C build and link unchanged.
  *
- * Conformance is checked mechanically by scripts/check-headers.sh and
- * scripts/compare-headers-4101.py; do not change a value here without
- * changing the reference data they use.
+ * Conformance is checked mechanically by scripts/compare-headers-4101.py
+ * (against data extracted from netCDF-C 4.10.1) and
+ * scripts/check-headers.sh (against an installed netCDF-C); a change
+ * that makes them fail changes the ABI.
  *
- * Companion headers (include netcdf.h first, as with netCDF-C):
+ * Companion headers (each also includes this one):
  *   netcdf_meta.h    version and build-feature macros
  *   netcdf_filter.h  filter/codec API and plugin-path API
  *   netcdf_aux.h     auxiliary helpers (ncaux_*)
@@ -126,8 +127,8 @@ extern "C" {
 /* ===================================================================
  * Mode flags for nc_create() and nc_open()
  *
- * Bit 0x0002 is unused; of the upper 16 bits, 0x20000 and 0x40000 are
- * netCDF-4 options and the others carry user-defined formats 2..9.
+ * Bit 0x0002 is unused.  Above the low 16 bits are NC_NOATTCREORD,
+ * NC_NODIMSCALE_ATTACH and the user-defined formats NC_UDF2..NC_UDF9.
  * =================================================================== */
 
 #define NC_NOWRITE       0x0000 /* open read-only */
@@ -439,8 +440,8 @@ extern "C" {
 #define NC_EURL         (NC_EDAPURL)
 #define NC_ECONSTRAINT  (NC_EDAPCONSTRAINT)
 
-/* Text of the attribute that netCDF-4 storage gives to a dimension
- * which has no coordinate variable. */
+/* In HDF5-based netCDF-4 files, the NAME attribute value of the
+ * dataset that stands for a dimension without a coordinate variable. */
 #define DIM_WITHOUT_VARIABLE "This is a netCDF dimension but not a netCDF variable."
 
 /* Chunk sizes are size_t (not int) in this API. */

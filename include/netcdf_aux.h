@@ -54,12 +54,16 @@ typedef struct NC_H5_Filterspec {
 
 /* Parse "id,p1,p2,..." into an id and a malloc'ed parameter vector. */
 EXTERNL int ncaux_h5filterspec_parse(const char *txt, unsigned int *idp, size_t *nparamsp, unsigned int **paramsp);
-/* Parse a '|'-separated list of specs into a malloc'ed vector. */
+/* Parse a '|'-separated list of specs, optionally prefixed by "[format]",
+ * into a malloc'ed vector. */
 EXTERNL int ncaux_h5filterspec_parselist(const char *txt0, int *formatp, size_t *nspecsp, struct NC_H5_Filterspec ***vectorp);
 /* Parse one parameter (which may expand to several unsigned ints). */
 EXTERNL int ncaux_h5filterspec_parse_parameter(const char *txt, size_t *nuiparamsp, unsigned int *uiparams);
 EXTERNL void ncaux_h5filterspec_free(struct NC_H5_Filterspec *f);
-/* Fix the byte order of an 8-byte parameter value in place. */
+/* Convert, in place, an 8-byte value (long long or double parameter)
+ * between native order and its two-unsigned-int parameter encoding
+ * (decode != 0: encoding to native).  Nothing to do on little-endian
+ * machines. */
 EXTERNL void ncaux_h5filterspec_fix8(unsigned char *mem, int decode);
 
 /* ===================================================================
