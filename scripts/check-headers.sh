@@ -38,9 +38,9 @@ for h in "${headers[@]}"; do
         exit 1
     fi
 done
-for tool in gcc g++ nm; do
+for tool in gcc g++ nm perl; do
     if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "check-headers: '$tool' not found (Debian/Ubuntu: apt-get install gcc g++ binutils)." >&2
+        echo "check-headers: '$tool' not found (Debian/Ubuntu: apt-get install gcc g++ binutils perl)." >&2
         exit 1
     fi
 done
