@@ -13,6 +13,7 @@ pub mod client;
 pub mod data;
 pub mod file;
 pub mod meta;
+pub mod usertype;
 pub mod utf16;
 
 pub const NC_NOERR: c_int = 0;

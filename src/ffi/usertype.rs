@@ -1,0 +1,217 @@
+//! User-defined types (compound, vlen, enum, opaque). NCZarr has none: the
+//! definitions answer NC_ENOTNC4 as netcdf-c's NCZarr dispatch does, and the
+//! inquiries answer NC_EBADTYPE for the atomic ids that are the only types
+//! a dataset can hold (NC_EBADID for a bad ncid first).
+//!
+//! # Safety (every function here)
+//! No pointer argument is dereferenced except by `nc_free_vlen(s)`, whose
+//! vectors must have been allocated by netCDF (malloc).
+
+use std::ffi::{c_char, c_int, c_longlong, c_void};
+
+use super::status;
+use crate::error::NcError;
+use crate::handles;
+
+/// NC_ENOTNC4 after an ncid check.
+fn not_nc4(ncid: c_int) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        Err(NcError::NotNc4)
+    })
+}
+
+/// NC_EBADTYPE after an ncid check: no user-defined type exists.
+fn no_such_type(ncid: c_int) -> c_int {
+    status(|| {
+        handles::get(ncid)?;
+        Err(NcError::BadType)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_compound(ncid: c_int, _size: usize, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_insert_compound(ncid: c_int, _xtype: c_int, _name: *const c_char, _offset: usize, _field: c_int) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_insert_array_compound(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *const c_char,
+    _offset: usize,
+    _field: c_int,
+    _ndims: c_int,
+    _dim_sizes: *const c_int,
+) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize, _nfieldsp: *mut usize) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_name(ncid: c_int, _xtype: c_int, _name: *mut c_char) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_size(ncid: c_int, _xtype: c_int, _sizep: *mut usize) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_nfields(ncid: c_int, _xtype: c_int, _nfieldsp: *mut usize) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_field(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _name: *mut c_char,
+    _offsetp: *mut usize,
+    _field_typeidp: *mut c_int,
+    _ndimsp: *mut c_int,
+    _dim_sizesp: *mut c_int,
+) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, _xtype: c_int, _fieldid: c_int, _name: *mut c_char) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fieldindex(ncid: c_int, _xtype: c_int, _name: *const c_char, _fieldidp: *mut c_int) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fieldoffset(ncid: c_int, _xtype: c_int, _fieldid: c_int, _offsetp: *mut usize) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fieldtype(ncid: c_int, _xtype: c_int, _fieldid: c_int, _typeidp: *mut c_int) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fieldndims(ncid: c_int, _xtype: c_int, _fieldid: c_int, _ndimsp: *mut c_int) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_compound_fielddim_sizes(ncid: c_int, _xtype: c_int, _fieldid: c_int, _dim_sizes: *mut c_int) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_vlen(ncid: c_int, _name: *const c_char, _base: c_int, _xtypep: *mut c_int) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_vlen(ncid: c_int, _xtype: c_int, _name: *mut c_char, _datum_sizep: *mut usize, _basep: *mut c_int) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_put_vlen_element(ncid: c_int, _typeid1: c_int, _vlen_element: *mut c_void, _len: usize, _data: *const c_void) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_get_vlen_element(ncid: c_int, _typeid1: c_int, _vlen_element: *const c_void, _len: *mut usize, _data: *mut c_void) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_enum(ncid: c_int, _base: c_int, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_insert_enum(ncid: c_int, _xtype: c_int, _name: *const c_char, _value: *const c_void) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_enum(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *mut c_char,
+    _basep: *mut c_int,
+    _base_sizep: *mut usize,
+    _num_membersp: *mut usize,
+) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_enum_member(ncid: c_int, _xtype: c_int, _idx: c_int, _name: *mut c_char, _value: *mut c_void) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_enum_ident(ncid: c_int, _xtype: c_int, _value: c_longlong, _identifier: *mut c_char) -> c_int {
+    no_such_type(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_opaque(ncid: c_int, _size: usize, _name: *const c_char, _xtypep: *mut c_int) -> c_int {
+    not_nc4(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_opaque(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize) -> c_int {
+    no_such_type(ncid)
+}
+
+/// `nc_vlen_t` as netcdf.h lays it out.
+#[repr(C)]
+pub struct NcVlen {
+    pub len: usize,
+    pub p: *mut c_void,
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
+    status(|| {
+        if vl.is_null() {
+            return Err(NcError::Inval);
+        }
+        // SAFETY: vl points to an nc_vlen_t whose data came from malloc.
+        unsafe {
+            libc::free((*vl).p);
+            (*vl).p = std::ptr::null_mut();
+            (*vl).len = 0;
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_free_vlens(nelems: usize, vlens: *mut NcVlen) -> c_int {
+    status(|| {
+        // SAFETY: vlens holds nelems nc_vlen_t values.
+        let v = unsafe { super::slice_mut(vlens, nelems) }?;
+        for x in v.iter_mut() {
+            // SAFETY: each data pointer came from malloc (or is NULL).
+            unsafe { libc::free(x.p) };
+            x.p = std::ptr::null_mut();
+            x.len = 0;
+        }
+        Ok(())
+    })
+}
