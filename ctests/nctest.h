@@ -36,6 +36,7 @@
 #endif
 
 #include <errno.h>
+#include <float.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
