@@ -544,13 +544,14 @@ static void test_fillvalue_att(void)
      * API docs: NC_EBADTYPE, "Not a valid data type or _FillValue type
      * mismatch"). netcdf-c 4.10.1's NCZarr dropped that check: it accepts
      * the value, converts it to the var's type for the fill, and keeps the
-     * attribute in the type given. The correct values are set below, so
-     * the rest of the test does not depend on this. */
-    KNOWN_WRONG_BEGIN("NCZarr accepts a _FillValue attribute whose type differs from the var's");
-    fill = 300;
-    EXPECT_ERR(nc_put_att_int(ncid, w, "_FillValue", NC_INT, 1, &fill), NC_EBADTYPE);
-    EXPECT_ERR(nc_put_att_double(ncid, v, "_FillValue", NC_DOUBLE, 1, &dfill), NC_EBADTYPE);
-    KNOWN_WRONG_END();
+     * attribute in the type given -- and overruns the fill buffer while
+     * doing so (valgrind: invalid write in NC_copy_data from ncz_put_att),
+     * so the calls are not made in the reference run. */
+    if (!nct_skip_in_reference("a _FillValue of another type overruns a heap buffer in netcdf-c")) {
+        fill = 300;
+        EXPECT_ERR(nc_put_att_int(ncid, w, "_FillValue", NC_INT, 1, &fill), NC_EBADTYPE);
+        EXPECT_ERR(nc_put_att_double(ncid, v, "_FillValue", NC_DOUBLE, 1, &dfill), NC_EBADTYPE);
+    }
     /* exactly one value */
     int two[2] = {1, 2};
     EXPECT_ERR(nc_put_att_int(ncid, v, "_FillValue", NC_INT, 2, two), NC_EINVAL);

@@ -350,6 +350,37 @@ static void test_big_len(void)
     CHECK(nc_close(ncid));
 }
 
+static void test_pure_zarr(void)
+{
+    int ncid, t, x, v, n = -1, id;
+    size_t len = 0;
+    const char *url = nct_zarr_url("purezarr");
+    CHECK(nc_create(url, NC_CLOBBER, &ncid));
+    CHECK(nc_def_dim(ncid, "t", NC_UNLIMITED, &t));
+    CHECK(nc_def_dim(ncid, "x", 4, &x));
+    CHECK(nc_def_dim(ncid, "unused", 9, &id));
+    int dims[2] = {t, x};
+    CHECK(nc_def_var(ncid, "v", NC_FLOAT, 2, dims, &v));
+    CHECK(nc_enddef(ncid));
+    size_t st[2] = {0, 0}, ct[2] = {3, 4};
+    float vals[12] = {0};
+    CHECK(nc_put_vara_float(ncid, v, st, ct, vals));
+    CHECK(nc_close(ncid));
+
+    CHECK(nc_open(url, NC_NOWRITE, &ncid));
+    /* Zarr has no unlimited dims and no free-standing dims: t comes back
+     * as a fixed dim of its current length, "unused" is gone */
+    CHECK(nc_inq_unlimdims(ncid, &n, NULL));
+    EXPECT_EQ(n, 0);
+    CHECK(nc_inq_ndims(ncid, &n));
+    EXPECT_EQ(n, 2);
+    CHECK(nc_inq_dimid(ncid, "t", &id));
+    CHECK(nc_inq_dimlen(ncid, id, &len));
+    EXPECT_EQ(len, 3);
+    EXPECT_ERR(nc_inq_dimid(ncid, "unused", &id), NC_EBADDIM);
+    CHECK(nc_close(ncid));
+}
+
 int main(int argc, char **argv)
 {
     nct_init(argc, argv);
@@ -360,5 +391,6 @@ int main(int argc, char **argv)
     RUN(test_groups);
     RUN(test_def_in_data_mode);
     RUN(test_big_len);
+    RUN(test_pure_zarr);
     return nct_finish();
 }

@@ -270,6 +270,47 @@ static void test_many_groups(void)
     CHECK(nc_close(ncid));
 }
 
+static void test_pure_zarr(void)
+{
+    int ncid, g, h, d, e, v, n = -1, ids[4];
+    char name[NC_MAX_NAME + 1];
+    const char *url = nct_zarr_url("purezarr");
+    CHECK(nc_create(url, NC_CLOBBER, &ncid));
+    CHECK(nc_def_grp(ncid, "g", &g));
+    CHECK(nc_def_grp(g, "h", &h));
+    CHECK(nc_def_dim(g, "x", 2, &d));
+    CHECK(nc_def_dim(h, "y", 3, &e));
+    int dims[2] = {d, e};
+    CHECK(nc_def_var(h, "zeta", NC_INT, 2, dims, &v));
+    CHECK(nc_def_var(h, "alpha", NC_INT, 1, &e, &v));
+    CHECK(nc_close(ncid));
+
+    CHECK(nc_open(url, NC_NOWRITE, &ncid));
+    CHECK(nc_inq_grps(ncid, &n, ids));
+    EXPECT_EQ(n, 1);
+    CHECK(nc_inq_grp_full_ncid(ncid, "/g/h", &h));
+    /* pure Zarr lists arrays alphabetically */
+    CHECK(nc_inq_varname(h, 0, name));
+    EXPECT_STR(name, "alpha");
+    CHECK(nc_inq_varname(h, 1, name));
+    EXPECT_STR(name, "zeta");
+    /* dims come from _ARRAY_DIMENSIONS and are created in the var's own
+     * group: both x and y now live in /g/h */
+    CHECK(nc_inq_ndims(h, &n));
+    EXPECT_EQ(n, 2);
+    CHECK(nc_inq_grp_ncid(ncid, "g", &g));
+    CHECK(nc_inq_ndims(g, &n));
+    EXPECT_EQ(n, 0);
+    int vd[2];
+    size_t len;
+    CHECK(nc_inq_varid(h, "zeta", &v));
+    CHECK(nc_inq_vardimid(h, v, vd));
+    CHECK(nc_inq_dim(h, vd[0], name, &len));
+    EXPECT_STR(name, "x");
+    EXPECT_EQ(len, 2);
+    CHECK(nc_close(ncid));
+}
+
 int main(int argc, char **argv)
 {
     nct_init(argc, argv);
@@ -279,5 +320,6 @@ int main(int argc, char **argv)
     RUN(test_rename);
     RUN(test_rename_with_data);
     RUN(test_many_groups);
+    RUN(test_pure_zarr);
     return nct_finish();
 }
