@@ -144,10 +144,14 @@ static void test_max_length(void)
     CHECK(nc_open(url, NC_NOWRITE, &ncid));
     char *r[2] = {NULL, NULL};
     CHECK(nc_get_var_string(ncid, v, r));
-    /* the default width is 128 bytes: longer strings are silently cut */
-    EXPECT_EQ(r[0] ? strlen(r[0]) : 0, 128);
+    /* netcdf-c stores NC_STRING as |S128 by default and cuts longer
+     * strings without a word (data loss). Without an explicit
+     * _nczarr_maxstrlen the whole string must come back. */
+    KNOWN_WRONG_BEGIN("strings longer than the default width (128) are silently truncated");
+    EXPECT_EQ(r[0] ? strlen(r[0]) : 0, strlen(longstr));
+    EXPECT_TRUE(r[0] != NULL && strcmp(r[0], longstr) == 0);
+    KNOWN_WRONG_END();
     EXPECT_TRUE(r[0] != NULL && strncmp(r[0], longstr, 128) == 0);
-    EXPECT_TRUE(r[0] != NULL && r[0][127] == 'B');
     EXPECT_STR(r[1], "fits");
     CHECK(nc_free_string(2, r));
     CHECK(nc_get_var_string(ncid, w, r));
@@ -269,16 +273,25 @@ static void test_strings_pure_zarr(void)
     EXPECT_STR(r[0], "x");
     EXPECT_STR(r[1], "yz");
     CHECK(nc_free_string(2, r));
-    /* in pure Zarr every S dtype is a string: the char var (">S1") reads
-     * back as NC_STRING of one-character strings */
+    /* netcdf-c writes a char variable as ">S1" even in pure Zarr, but reads
+     * every S dtype back as NC_STRING there, so the variable changes type
+     * on a round trip. It must come back as char. */
     nc_type t;
     CHECK(nc_inq_varid(ncid, "c", &c));
     CHECK(nc_inq_vartype(ncid, c, &t));
-    EXPECT_EQ(t, NC_STRING);
-    CHECK(nc_get_var_string(ncid, c, r));
-    EXPECT_STR(r[0], "a");
-    EXPECT_STR(r[1], "b");
-    CHECK(nc_free_string(2, r));
+    KNOWN_WRONG_BEGIN("a pure-Zarr char variable (>S1) reads back as NC_STRING");
+    EXPECT_EQ(t, NC_CHAR);
+    KNOWN_WRONG_END();
+    if (t == NC_STRING) {
+        CHECK(nc_get_var_string(ncid, c, r));
+        EXPECT_STR(r[0], "a");
+        EXPECT_STR(r[1], "b");
+        CHECK(nc_free_string(2, r));
+    } else {
+        char text[3] = {0, 0, 0};
+        CHECK(nc_get_var_text(ncid, c, text));
+        EXPECT_STR(text, "ab");
+    }
     CHECK(nc_close(ncid));
 }
 

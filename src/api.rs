@@ -146,13 +146,13 @@ pub fn close(ncid: i32) -> NcResult<()> {
     result
 }
 
-/// nc_abort: drop pending changes; a dataset created by this handle and
-/// never taken out of define mode is removed, as netcdf-c does.
+/// nc_abort: drop pending changes; a dataset created by this handle is
+/// removed, as netcdf-c does (even after nc_enddef).
 pub fn abort(ncid: i32) -> NcResult<()> {
     let shared = handles::remove(ncid)?;
     let ds = shared.lock().map_err(|_| NcError::Internal)?;
-    if ds.created && ds.define_mode && ds.writable {
-        ds.store.delete(&crate::storage::Key::root())?;
+    if ds.created && ds.writable {
+        ds.store.destroy()?;
     }
     Ok(())
 }
@@ -164,7 +164,7 @@ pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> Nc
         Err(NcError::NotAtt) => {}
         Err(e) => return Err(e),
     }
-    if varid == NC_GLOBAL && grp == 0 {
+    if varid == NC_GLOBAL {
         let int = |v: i32| Att {
             name: name.to_string(),
             ty: NcType::Int,

@@ -209,11 +209,15 @@ pub fn is_hidden_att(name: &str) -> bool {
     )
 }
 
-/// Virtual or reserved attribute names that users may not write.
-pub fn is_reserved_att(name: &str, global: bool) -> bool {
-    is_hidden_att(name)
-        || (global && matches!(name, "_IsNetcdf4" | "_SuperblockVersion" | "_Format"))
-        || (!global && name == "_Codecs")
+/// Virtual or reserved attribute names that users may not write: the
+/// NCZarr bookkeeping keys anywhere, the dataset's virtual attributes on the
+/// root group, `_Codecs` on variables.
+pub fn is_reserved_att(name: &str, global: bool, root: bool) -> bool {
+    let file_level = matches!(name, "_NCProperties" | "_IsNetcdf4" | "_SuperblockVersion" | "_Format");
+    if file_level {
+        return global && root;
+    }
+    is_hidden_att(name) || (!global && name == "_Codecs")
 }
 
 impl Var {
@@ -338,13 +342,13 @@ impl Dataset {
         None
     }
 
-    pub fn require_define(&self) -> NcResult<()> {
+    /// Definitions need define mode; the netCDF-4 model enters it by itself
+    /// (netcdf-c's NC4 `redef` on demand), so only a read-only dataset refuses.
+    pub fn require_define(&mut self) -> NcResult<()> {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        if !self.define_mode {
-            return Err(NcError::NotInDefine);
-        }
+        self.define_mode = true;
         Ok(())
     }
 
@@ -352,6 +356,41 @@ impl Dataset {
         let g = &self.groups[grp];
         g.vars.iter().any(|v| v.name == name)
             || g.children.iter().any(|&c| self.groups[c].name == name)
+    }
+
+    /// The string width a user chose: the variable's `_nczarr_maxstrlen`, else
+    /// the root group's `_nczarr_default_maxstrlen` (netcdf-c's attributes).
+    pub fn explicit_string_width(&self, grp: usize, varid: i32) -> Option<usize> {
+        let as_width = |a: &Att| match &a.value {
+            AttValue::Bytes(b) if a.ty.is_numeric() && !b.is_empty() => {
+                let mut v = vec![0u8; 8];
+                crate::convert::convert(a.ty, &b[..a.ty.size()], NcType::Int64, &mut v).ok()?;
+                let n = i64::from_ne_bytes(v.try_into().ok()?);
+                usize::try_from(n).ok().filter(|&n| n > 0 && n <= 1 << 20)
+            }
+            _ => None,
+        };
+        let v = self.var(grp, varid).ok()?;
+        v.att("_nczarr_maxstrlen")
+            .and_then(as_width)
+            .or_else(|| self.groups[0].atts.iter().find(|a| a.name == "_nczarr_default_maxstrlen").and_then(as_width))
+    }
+
+    /// Fix a string variable's width from the user's attributes while no
+    /// chunk is stored yet. Returns whether the width was chosen explicitly.
+    pub fn settle_string_width(&mut self, grp: usize, varid: i32) -> bool {
+        let explicit = self.explicit_string_width(grp, varid);
+        let Ok(v) = self.var_mut(grp, varid) else { return false };
+        if v.ty != NcType::String {
+            return false;
+        }
+        if let (Some(n), false) = (explicit, v.chunks_on_disk) {
+            if v.string_layout != StringLayout::Fixed(n) {
+                v.string_layout = StringLayout::Fixed(n);
+                v.meta_dirty = true;
+            }
+        }
+        explicit.is_some()
     }
 
     // ----- groups -----
@@ -384,6 +423,16 @@ impl Dataset {
         }
         self.groups[grp].name = name.to_string();
         self.meta_dirty = true;
+        // Dimension references are paths: every array that uses a dimension
+        // of the renamed subtree gets new metadata.
+        let moved: Vec<bool> = (0..self.dims.len()).map(|d| self.is_ancestor(grp, self.dims[d].group)).collect();
+        for g in &mut self.groups {
+            for v in &mut g.vars {
+                if v.dimids.iter().any(|&d| moved[d]) {
+                    v.meta_dirty = true;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -494,15 +543,12 @@ impl Dataset {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        let in_define = self.define_mode;
-        let v = self.var_mut(grp, varid)?;
-        if v.created {
+        self.var(grp, varid)?;
+        if self.var(grp, varid)?.created {
             return Err(NcError::LateDef);
         }
-        if !in_define {
-            return Err(NcError::NotInDefine);
-        }
-        Ok(v)
+        self.define_mode = true;
+        self.var_mut(grp, varid)
     }
 
     pub fn def_var_chunking(
@@ -521,19 +567,23 @@ impl Dataset {
             v.dimids.iter().map(|&d| self.dims[d].unlimited).collect()
         };
         let v = self.var_for_define(grp, varid)?;
+        if v.is_scalar() {
+            // netcdf-c: a scalar has no storage layout to choose.
+            return Err(NcError::Inval);
+        }
         match storage {
             0 => {
-                // NC_CHUNKED
-                if v.is_scalar() {
-                    return Ok(());
-                }
-                let sizes = sizes.ok_or(NcError::Inval)?;
+                // NC_CHUNKED. NULL sizes keep the current ones; a zero entry
+                // takes the default for that dimension.
+                let Some(sizes) = sizes else { return Ok(()) };
                 if sizes.len() < shape.len() {
                     return Err(NcError::Inval);
                 }
+                let defaults = default_chunks(&shape, &unlim, v.ty.size());
                 let mut chunks = Vec::with_capacity(shape.len());
                 for (i, &c) in sizes[..shape.len()].iter().enumerate() {
-                    if c == 0 || (!unlim[i] && c > shape[i] && shape[i] > 0) {
+                    let c = if c == 0 { defaults[i] } else { c };
+                    if !unlim[i] && c > shape[i] {
                         return Err(NcError::BadChunk);
                     }
                     chunks.push(c);
@@ -560,6 +610,9 @@ impl Dataset {
 
     pub fn def_var_endian(&mut self, grp: usize, varid: i32, endian: i32) -> NcResult<()> {
         let v = self.var_for_define(grp, varid)?;
+        if matches!(v.ty, NcType::Char | NcType::String) {
+            return Err(NcError::Inval);
+        }
         v.big_endian = match endian {
             0 => cfg!(target_endian = "big"),
             1 => false,
@@ -580,6 +633,9 @@ impl Dataset {
         let v = self.var_for_define(grp, varid)?;
         if v.data_written {
             return Err(NcError::LateFill);
+        }
+        if no_fill && v.ty == NcType::String {
+            return Err(NcError::Inval);
         }
         v.no_fill = no_fill;
         v.meta_dirty = true;
@@ -634,12 +690,12 @@ impl Dataset {
             return Err(NcError::Perm);
         }
         let global = varid == crate::types::NC_GLOBAL;
-        if is_reserved_att(name, global) {
+        if is_reserved_att(name, global, grp == 0) {
             return Err(NcError::NameInUse);
         }
         let exists = self.atts(grp, varid)?.iter().any(|a| a.name == name);
         if !self.define_mode && !exists {
-            return Err(NcError::NotInDefine);
+            self.define_mode = true;
         }
         if name == "_FillValue" && !global {
             let v = self.var(grp, varid)?;
@@ -678,7 +734,7 @@ impl Dataset {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        if is_reserved_att(newname, varid == crate::types::NC_GLOBAL) || newname == "_FillValue" {
+        if is_reserved_att(newname, varid == crate::types::NC_GLOBAL, grp == 0) || newname == "_FillValue" {
             return Err(NcError::NameInUse);
         }
         let atts = self.atts_mut(grp, varid)?;
@@ -697,16 +753,13 @@ impl Dataset {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        if !self.define_mode {
-            return Err(NcError::NotInDefine);
-        }
+        self.define_mode = true;
         if name == "_FillValue" && varid != crate::types::NC_GLOBAL {
-            let v = self.var_mut(grp, varid)?;
+            // The fill value in effect stays (netcdf-c leaves it alone too).
+            let v = self.var(grp, varid)?;
             if v.created || v.data_written {
                 return Err(NcError::LateFill);
             }
-            v.fill = v.ty.default_fill();
-            v.cache.clear_fill();
         }
         self.atts_mut(grp, varid)?.retain(|a| a.name != name);
         self.mark_att_dirty(grp, varid);
@@ -714,11 +767,12 @@ impl Dataset {
     }
 }
 
-/// netcdf-c's default chunk sizes (the algorithm NCZarr shares with the HDF5
-/// path): unlimited dimensions get 1, except that a 1-D unlimited variable gets
-/// 4 KiB worth; fixed dimensions share DEFAULT_CHUNK_SIZE (16 MiB) evenly;
-/// chunks over 4 GiB are halved; then each size is trimmed so the last chunk
-/// overhangs the dimension as little as possible.
+/// netcdf-c's default chunk sizes for NCZarr (`ncz_find_default_chunksizes2`):
+/// unlimited dimensions get 1, except that a 1-D unlimited variable gets 4 KiB
+/// worth and an all-unlimited variable shares the 16 MiB target evenly; fixed
+/// dimensions share DEFAULT_CHUNK_SIZE (16 MiB); chunks over 4 GiB are halved;
+/// then each size is trimmed so the last chunk overhangs as little as possible.
+/// The element count is accumulated in single precision, as netcdf-c does.
 pub fn default_chunks(shape: &[usize], unlimited: &[bool], type_size: usize) -> Vec<usize> {
     const DEFAULT_CHUNK_SIZE: usize = 16_777_216;
     const DEFAULT_1D_UNLIM_SIZE: usize = 4096;
@@ -728,24 +782,32 @@ pub fn default_chunks(shape: &[usize], unlimited: &[bool], type_size: usize) -> 
     }
     let type_size = type_size.max(1);
     let num_unlim = unlimited.iter().filter(|&&u| u).count();
+    let mut num_values: f32 = 1.0;
+    for (&s, &u) in shape.iter().zip(unlimited) {
+        if !u {
+            num_values *= s as f32;
+        }
+    }
+    let mut chunks: Vec<usize> = vec![0; n];
+    for (c, &u) in chunks.iter_mut().zip(unlimited) {
+        if u {
+            *c = 1;
+        }
+    }
     if n == 1 && num_unlim == 1 {
         let suggested = (DEFAULT_CHUNK_SIZE / type_size).clamp(1, DEFAULT_1D_UNLIM_SIZE);
-        return vec![(suggested / type_size).max(1)];
+        chunks[0] = (suggested / type_size).max(1);
     }
-    let mut chunks: Vec<usize> = unlimited.iter().map(|&u| usize::from(u)).collect();
-    let num_values = shape
-        .iter()
-        .zip(unlimited)
-        .filter(|(_, u)| !**u)
-        .fold(1.0f64, |a, (&s, _)| a * s as f64);
-    if n > num_unlim {
-        let root = (DEFAULT_CHUNK_SIZE as f64 / (num_values * type_size as f64))
-            .powf(1.0 / (n - num_unlim) as f64);
-        for i in 0..n {
-            if chunks[i] == 0 {
-                let s = (root * shape[i] as f64 - 0.5) as usize;
-                chunks[i] = s.min(shape[i]).max(1);
-            }
+    if n > 1 && num_unlim == n {
+        let s = ((DEFAULT_CHUNK_SIZE / type_size) as f64).powf(1.0 / n as f64) as usize;
+        chunks = vec![s.max(1); n];
+    }
+    for i in 0..n {
+        if chunks[i] == 0 {
+            let root = (DEFAULT_CHUNK_SIZE as f64 / (f64::from(num_values) * type_size as f64))
+                .powf(1.0 / (n - num_unlim) as f64);
+            let s = (root * shape[i] as f64 - 0.5) as usize;
+            chunks[i] = s.min(shape[i]).max(1);
         }
     }
     // Halve while one chunk would exceed 4 GiB.
@@ -756,10 +818,9 @@ pub fn default_chunks(shape: &[usize], unlimited: &[bool], type_size: usize) -> 
     }
     // Trim overhangs.
     for i in 0..n {
-        let len = shape[i];
-        let nchunks = len.div_ceil(chunks[i]);
+        let nchunks = shape[i].div_ceil(chunks[i]);
         if nchunks > 0 {
-            let overhang = nchunks * chunks[i] - len;
+            let overhang = nchunks * chunks[i] - shape[i];
             chunks[i] -= overhang / nchunks;
         }
     }

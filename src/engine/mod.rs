@@ -56,6 +56,8 @@ struct ChunkSpec {
     chunk: Vec<usize>,
     nelems: usize,
     fill: Vec<u8>,
+    /// No fill value: absent chunks read as zeros (netcdf-c's behaviour).
+    no_fill: bool,
     has_codecs: bool,
     prefix: String,
     sep: char,
@@ -73,6 +75,7 @@ impl ChunkSpec {
             nelems,
             chunk,
             fill: var.fill.clone(),
+            no_fill: var.no_fill,
             has_codecs: !var.codecs.is_empty(),
             prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
             sep: var.dim_separator,
@@ -96,6 +99,7 @@ impl ChunkSpec {
     fn fill_chunk(&self) -> ChunkData {
         match self.ty {
             NcType::String => ChunkData::Strings(vec![Some(self.fill.clone()); self.nelems]),
+            t if self.no_fill => ChunkData::Bytes(vec![0; self.nelems * t.size()]),
             _ => {
                 let mut b = Vec::with_capacity(self.nelems * self.fill.len());
                 for _ in 0..self.nelems {
@@ -321,7 +325,7 @@ fn selection(
         let dim = &ds.dims[var.dimids[d]];
         let (s, c) = (start[d], count[d]);
         if !(for_write && dim.unlimited) {
-            if s > dim.len {
+            if s > dim.len || (c > 0 && s >= dim.len) {
                 return Err(NcError::InvalCoords);
             }
             if c > 0 {
@@ -651,12 +655,15 @@ pub fn put_vars(
     if !ok {
         return Err(NcError::Inval);
     }
-    // Strings wider than the variable's fixed width widen it while nothing
-    // has been stored yet; afterwards they would be cut, so they are refused.
+    // A string variable's width: the user's `_nczarr_maxstrlen` (longer
+    // strings are cut, as netcdf-c does), else it grows to the longest string
+    // while nothing is stored yet; afterwards a longer string is refused
+    // rather than silently cut.
     if let MemIn::Str(s) = &src {
+        let explicit = ds.settle_string_width(grp, varid);
         let longest = s[..sel.total].iter().map(|x| x.as_ref().map_or(0, Vec::len)).max().unwrap_or(0);
         let var = ds.var_mut(grp, varid)?;
-        if let StringLayout::Fixed(n) = var.string_layout {
+        if let (StringLayout::Fixed(n), false) = (var.string_layout, explicit) {
             if longest > n {
                 if var.chunks_on_disk {
                     crate::nclog!(Level::Error, "string of {} bytes exceeds the variable's stored width {}", longest, n);

@@ -31,7 +31,8 @@ unsafe fn put_att_impl(
 ) -> NcResult<()> {
     // SAFETY: NUL-terminated or NULL.
     let name = unsafe { cstr(name) }?;
-    let ty = NcType::from_id(xtype)?;
+    // netcdf-c checks the type against the dataset's types: NC_EBADTYPID.
+    let ty = NcType::from_id(xtype).map_err(|_| if xtype <= 0 { NcError::BadType } else { NcError::BadTypId })?;
     let mem = mem.unwrap_or(ty);
     if len > MAX_ATT_LEN {
         return Err(NcError::Inval);
@@ -210,7 +211,11 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
         handles::with(ncid, |ds, grp| {
-            let i = ds.atts(grp, varid)?.iter().position(|a| a.name == name).ok_or(NcError::NotAtt)?;
+            let Some(i) = ds.atts(grp, varid)?.iter().position(|a| a.name == name) else {
+                // Virtual attributes have no number: netcdf-c says NC_EATTMETA.
+                api::att_lookup(ds, grp, varid, name)?;
+                return Err(NcError::AttMeta);
+            };
             // SAFETY: NULL or writable.
             unsafe { put(idp, i as c_int) };
             Ok(())

@@ -402,8 +402,8 @@ pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
     status(|| {
-        let _ = ncid;
-        let t = NcType::from_id(xtype)?;
+        handles::get(ncid)?;
+        let t = NcType::from_id(xtype).map_err(|_| NcError::BadTypId)?;
         if memory.is_null() && nelems > 0 {
             return Err(NcError::Inval);
         }

@@ -304,10 +304,9 @@ pub unsafe extern "C" fn nc_inq_user_type(
 ) -> c_int {
     status(|| {
         handles::get(ncid)?;
-        if NcType::from_id(xtype).is_ok() {
-            return Err(NcError::BadType);
-        }
-        Err(NcError::NotNc4)
+        // No user-defined type exists in an NCZarr dataset.
+        let _ = xtype;
+        Err(NcError::BadType)
     })
 }
 
@@ -344,9 +343,7 @@ pub unsafe extern "C" fn nc_def_var(
         // SAFETY: dimidsp holds ndims ids.
         let dims = unsafe { slice(dimidsp, n) }?;
         let id = handles::with(ncid, |ds, grp| {
-            let t = NcType::from_id(xtype).map_err(|_| {
-                if (13..=16).contains(&xtype) || xtype >= 32 { NcError::BadType } else { NcError::BadType }
-            })?;
+            let t = NcType::from_id(xtype)?;
             ds.def_var(grp, name, t, dims)
         })?;
         // SAFETY: NULL or writable.
@@ -367,6 +364,13 @@ pub unsafe extern "C" fn nc_inq_var(
 ) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
+            if varid == crate::types::NC_GLOBAL && !nattsp.is_null() {
+                // netcdf-c answers an attribute count for NC_GLOBAL (and
+                // nothing else: nc_inq_varname(NC_GLOBAL) is NC_ENOTVAR).
+                // SAFETY: checked non-NULL, writable.
+                unsafe { put(nattsp, ds.groups[grp].atts.len() as c_int) };
+                return Ok(());
+            }
             let v = ds.var(grp, varid)?;
             let ids: Vec<c_int> = v.dimids.iter().map(|&d| d as c_int).collect();
             // SAFETY: NULL or writable; dimidsp has room for ndims ids.
@@ -503,12 +507,11 @@ pub unsafe extern "C" fn nc_inq_var_fill(ncid: c_int, varid: c_int, no_fill: *mu
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
-            // The reported fill is the _FillValue attribute, else the type's default.
-            let fill = match v.att("_FillValue").map(|a| &a.value) {
-                Some(AttValue::Bytes(b)) => b.clone(),
-                Some(AttValue::Strings(s)) => s.first().cloned().unwrap_or_default(),
-                None => v.ty.default_fill(),
-            };
+            // The fill in effect (set by _FillValue, kept when it is deleted, as netcdf-c).
+            let mut fill = v.fill.clone();
+            if v.ty != NcType::String {
+                fill.resize(v.ty.size(), 0);
+            }
             // SAFETY: NULL or writable for one value of the variable's type.
             unsafe {
                 put(no_fill, c_int::from(v.no_fill));

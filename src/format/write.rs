@@ -218,6 +218,11 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
 /// metadata never describes data that is not there yet.
 pub fn sync_metadata(ds: &mut Dataset) -> NcResult<()> {
     apply_renames(ds)?;
+    for g in 0..ds.groups.len() {
+        for vi in 0..ds.groups[g].vars.len() {
+            ds.settle_string_width(g, vi as i32);
+        }
+    }
     let store = ds.store.clone();
     let mut any = false;
     for g in 0..ds.groups.len() {

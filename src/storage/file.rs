@@ -655,6 +655,15 @@ impl Store for FileStore {
         Ok(())
     }
 
+    fn destroy(&self) -> NcResult<()> {
+        self.delete(&Key::root())?;
+        match fs::remove_dir(&self.root) {
+            Ok(()) => Ok(()),
+            Err(e) if is_absent(&e) => Ok(()),
+            Err(e) => Err(io_error(Op::Delete, "remove", &self.root, &e)),
+        }
+    }
+
     fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
         let path = self.path_of(prefix)?;
         let entries = match fs::read_dir(&path) {

@@ -98,6 +98,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn flush(&self) -> NcResult<()>;
 
     fn capabilities(&self) -> Capabilities;
+
+    /// Remove the whole dataset, container included (nc_abort of a dataset
+    /// this handle created). By default: delete every object.
+    fn destroy(&self) -> NcResult<()> {
+        self.delete(&Key::root())
+    }
 }
 
 /// Move every object below `from` to the same relative key below `to`
