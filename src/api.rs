@@ -70,7 +70,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         fill_mode: true,
         flavor: Flavor { pure_zarr: loc.zarr, xarray: loc.xarray_dims, consolidated: loc.consolidated },
         ncproperties: Some(write::ncproperties()),
-        superblock_version: if loc.zarr { 0 } else { 2 },
+        superblock_version: 2,
         meta_dirty: true,
         created: true,
     };

@@ -187,7 +187,14 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     status(|| {
-        // SAFETY: NUL-terminated or NULL.
+        if grp_name.is_null() {
+            // netcdf-c: no name asks for the root group (ncdump relies on it).
+            handles::get(ncid)?;
+            // SAFETY: NULL or writable.
+            unsafe { put(grp_ncid, handles::group_ncid(ncid, 0)) };
+            return Ok(());
+        }
+        // SAFETY: NUL-terminated.
         let name = unsafe { cstr(grp_name) }?;
         handles::with(ncid, |ds, grp| {
             let c = ds.groups[grp].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::NoGrp)?;
@@ -538,8 +545,14 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
+            // Text has no byte order: NC_ENDIAN_NATIVE, as netcdf-c reports.
+            let e = match v.ty {
+                NcType::Char | NcType::String => 0,
+                _ if v.big_endian => 2,
+                _ => 1,
+            };
             // SAFETY: NULL or writable.
-            unsafe { put(endianp, if v.big_endian { 2 } else { 1 }) };
+            unsafe { put(endianp, e) };
             Ok(())
         })
     })

@@ -123,7 +123,8 @@ fn write_float(s: &mut String, f: f64, digits: String) {
 /// Read one JSON scalar as f64, accepting Zarr's spellings of NaN and infinity.
 pub fn value_as_f64(v: &Value) -> Option<f64> {
     match v {
-        Value::Number(n) => n.as_f64(),
+        // An integer token is an integer: "-0" is zero, as netcdf-c reads it.
+        Value::Number(n) => n.as_i64().map(|i| i as f64).or_else(|| n.as_u64().map(|u| u as f64)).or_else(|| n.as_f64()),
         Value::String(s) => match s.as_str() {
             "NaN" | "nan" => Some(f64::NAN),
             "Infinity" | "inf" | "+Infinity" => Some(f64::INFINITY),

@@ -142,13 +142,22 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         .and_then(Value::as_str)
         .and_then(|v| v.split('.').next())
         .and_then(|m| m.parse::<i32>().ok())
-        .unwrap_or(if nczarr { 2 } else { 0 });
+        .or_else(|| if nczarr { Some(2) } else { None });
 
     let ncproperties = zattrs
         .as_ref()
         .and_then(|a| a.get("_NCProperties"))
         .and_then(Value::as_str)
         .map(str::to_string);
+    // Pure Zarr written by netcdf-c still names its NCZarr version in
+    // _NCProperties ("...,nczarr=2.0.0"); netcdf-c reports that, else 0.
+    let superblock_version = superblock_version
+        .or_else(|| {
+            let p = ncproperties.as_deref()?;
+            let v = p.split(',').find_map(|kv| kv.strip_prefix("nczarr="))?;
+            v.split('.').next()?.parse::<i32>().ok()
+        })
+        .unwrap_or(0);
 
     let mut ds = Dataset {
         path: path.to_string(),
@@ -555,8 +564,8 @@ impl Reader<'_, '_> {
         Ok(id)
     }
 
-    /// A dimension named by `_ARRAY_DIMENSIONS`: reuse one visible from the
-    /// group with the same length, else define it in the variable's group.
+    /// A dimension named by `_ARRAY_DIMENSIONS`: defined in the variable's own
+    /// group (as netcdf-c does), shared by the arrays of that group.
     fn xarray_dim(&mut self, ds: &mut Dataset, grp: usize, name: &str, len: usize) -> NcResult<usize> {
         crate::model::check_name(name)?;
         if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
@@ -565,11 +574,6 @@ impl Reader<'_, '_> {
                 return Err(NcError::DimSize);
             }
             return Ok(d);
-        }
-        if let Some(d) = ds.find_dim(grp, name) {
-            if ds.dims[d].len == len {
-                return Ok(d);
-            }
         }
         let id = ds.dims.len();
         ds.dims.push(Dim { name: name.to_string(), len, unlimited: false, group: grp });
