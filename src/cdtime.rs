@@ -10,8 +10,10 @@
 //!   1582-10-15 and Gregorian from then on, but only for units of a fixed
 //!   length (seconds to weeks); month, season and year units fall back to the
 //!   proleptic Gregorian calendar;
-//! * month-like units step whole months and land on day 1 at 00:00 (a
-//!   fraction of a month below 1e-10 short of a whole month is dropped);
+//! * month-like units (months, seasons, years) step whole months and land on
+//!   day 1 at 00:00; the fraction of a month is dropped (a value within
+//!   1e-10 below a whole number counts as that number), and an offset of
+//!   exactly 0 gives the base time unchanged;
 //! * the base time is read with C `sscanf` rules (`%ld-%hd-%hd %d:%d:%lf`),
 //!   so a trailing time-zone token ("UTC", "Z", "+05:00") is ignored;
 //! * output trims zero trailing fields: `2000-01-01`, `2000-01-01 12`,
