@@ -10,8 +10,10 @@
 //!   1582-10-15 and Gregorian from then on, but only for units of a fixed
 //!   length (seconds to weeks); month, season and year units fall back to the
 //!   proleptic Gregorian calendar;
-//! * month-like units step whole months and land on day 1 at 00:00 (a
-//!   fraction of a month below 1e-10 short of a whole month is dropped);
+//! * month-like units (months, seasons, years) step whole months and land on
+//!   day 1 at 00:00; the fraction of a month is dropped (a value within
+//!   1e-10 below a whole number counts as that number), and an offset of
+//!   exactly 0 gives the base time unchanged;
 //! * the base time is read with C `sscanf` rules (`%ld-%hd-%hd %d:%d:%lf`),
 //!   so a trailing time-zone token ("UTC", "Z", "+05:00") is ignored;
 //! * output trims zero trailing fields: `2000-01-01`, `2000-01-01 12`,
@@ -554,6 +556,12 @@ mod scan {
             Scanner { s, pos: 0 }
         }
 
+        /// Bytes consumed so far.
+        #[cfg(test)]
+        pub fn consumed(&self) -> usize {
+            self.pos
+        }
+
         fn peek(&self) -> Option<u8> {
             self.s.get(self.pos).copied()
         }
@@ -664,17 +672,8 @@ mod scan {
                 _ => false,
             };
             let magnitude = if self.peek_lower(0) == Some(b'n') {
+                // glibc's scanf takes no "nan(...)" payload.
                 self.named(b"nan")?;
-                if self.peek() == Some(b'(') {
-                    self.pos += 1;
-                    while self
-                        .peek()
-                        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-                    {
-                        self.pos += 1;
-                    }
-                    self.literal(b")")?;
-                }
                 f64::NAN
             } else if self.peek_lower(0) == Some(b'i') {
                 self.named(b"inf")?;
@@ -716,17 +715,19 @@ mod scan {
             self.pos - start
         }
 
-        /// An exponent after `e` or `p`: optional sign and at least one digit.
-        fn exponent(&mut self) -> Result<&'a [u8], Stop> {
-            let start = self.pos;
+        /// An exponent after `e` or `p`: the letter, an optional sign and
+        /// digits. glibc consumes a dangling "e" or "e+" and then ignores it,
+        /// so that gives `None`; otherwise the signed digits.
+        fn exponent(&mut self) -> Option<&'a [u8]> {
             self.pos += 1;
+            let start = self.pos;
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.pos += 1;
             }
             if self.digits(false) == 0 {
-                return Err(Stop::Mismatch);
+                return None;
             }
-            Ok(&self.s[start + 1..self.pos])
+            Some(&self.s[start..self.pos])
         }
 
         fn decimal_float(&mut self) -> Result<f64, Stop> {
@@ -739,25 +740,34 @@ mod scan {
             if n == 0 {
                 return Err(Stop::Mismatch);
             }
-            if self.peek_lower(0) == Some(b'e') {
-                self.exponent()?;
+            let mut text = self.s[start..self.pos].to_vec();
+            if self.peek_lower(0) == Some(b'e')
+                && let Some(exp) = self.exponent()
+            {
+                text.push(b'e');
+                text.extend_from_slice(exp);
             }
-            let text = std::str::from_utf8(&self.s[start..self.pos]).map_err(|_| Stop::Mismatch)?;
+            let text = std::str::from_utf8(&text).map_err(|_| Stop::Mismatch)?;
             text.parse::<f64>().map_err(|_| Stop::Mismatch)
         }
 
         /// Hexadecimal after `0x`. Exact for up to 16 significant digits;
-        /// digits beyond those are ignored.
+        /// digits beyond those are ignored. As in glibc, "0x." reads as 0
+        /// but "0x" followed by neither a digit nor a point fails.
         fn hex_float(&mut self) -> Result<f64, Stop> {
             let mut mantissa: u64 = 0;
             let mut significant = 0;
             let mut scale: i64 = 0;
-            let mut any = false;
             let mut after_point = false;
+            if !self
+                .peek()
+                .is_some_and(|b| b.is_ascii_hexdigit() || b == b'.')
+            {
+                return Err(Stop::Mismatch);
+            }
             loop {
                 match self.peek() {
                     Some(b) if b.is_ascii_hexdigit() => {
-                        any = true;
                         let d = u64::from((b as char).to_digit(16).unwrap_or(0));
                         if significant < 16 {
                             if mantissa != 0 || d != 0 {
@@ -779,13 +789,9 @@ mod scan {
                     _ => break,
                 }
             }
-            if !any {
-                // "0x" alone: strtod takes the "0" and the x is left over,
-                // which glibc's scanf treats as a failed conversion.
-                return Err(Stop::Mismatch);
-            }
-            if self.peek_lower(0) == Some(b'p') {
-                let text = self.exponent()?;
+            if self.peek_lower(0) == Some(b'p')
+                && let Some(text) = self.exponent()
+            {
                 let exp: i64 = std::str::from_utf8(text)
                     .ok()
                     .and_then(|t| t.parse::<i64>().ok())
@@ -1270,9 +1276,10 @@ mod tests {
             char_to_comp(STANDARD, b"2000-2-3 25:00"),
             CompTime::new(2000, 2, 3, 0.0)
         );
+        // A dangling exponent is ignored, as glibc does.
         assert_eq!(
-            char_to_comp(STANDARD, b"2000-2-3 1:30:1e"),
-            CompTime::new(2000, 2, 3, 1.5)
+            char_to_comp(STANDARD, b"2000-2-3 1:30:1e").hour,
+            1.5 + 1.0 / 3600.0
         );
         assert_eq!(
             char_to_comp(STANDARD, b"2000-2-3 1:30:0x1p4").hour,
@@ -1283,6 +1290,53 @@ mod tests {
             CompTime::new(0, 7, 4, 12.0)
         );
         assert_eq!(char_to_comp(STANDARD, b"x"), CompTime::new(0, 1, 1, 0.0));
+    }
+
+    /// What glibc 2.36's `sscanf("%lf%n")` returns for these inputs
+    /// (value, bytes consumed), or `None` for a failed conversion.
+    #[test]
+    fn doubles_like_glibc() {
+        let cases: &[(&str, Option<(f64, usize)>)] = &[
+            ("1e", Some((1.0, 2))),
+            ("1ex", Some((1.0, 2))),
+            ("1e+", Some((1.0, 3))),
+            ("1.5E-", Some((1.5, 5))),
+            ("0x", None),
+            ("0xg", None),
+            ("0x.", Some((0.0, 3))),
+            ("0x1p", Some((1.0, 4))),
+            ("0x1.8p1", Some((3.0, 7))),
+            ("0X1a", Some((26.0, 4))),
+            ("0x1P-1074", Some((f64::from_bits(1), 9))),
+            ("1.", Some((1.0, 2))),
+            (".", None),
+            (".e5", None),
+            (".5e", Some((0.5, 3))),
+            ("+.5", Some((0.5, 3))),
+            ("-", None),
+            ("-0x", None),
+            ("in", None),
+            ("infin", None),
+            ("infx", Some((f64::INFINITY, 3))),
+            ("infinity", Some((f64::INFINITY, 8))),
+            ("-inf", Some((f64::NEG_INFINITY, 4))),
+            ("1e500", Some((f64::INFINITY, 5))),
+            ("1e-400", Some((0.0, 6))),
+            ("1.5.3", Some((1.5, 3))),
+            ("5e5e", Some((500000.0, 3))),
+            ("1e 5", Some((1.0, 2))),
+            ("00x1", Some((0.0, 2))),
+        ];
+        for (text, want) in cases {
+            let mut sc = Scanner::new(text.as_bytes());
+            let got = sc.double().ok().map(|v| (v, sc.consumed()));
+            assert_eq!(got, *want, "{text:?}");
+        }
+        for text in ["nan", "nanx", "nan(abc)"] {
+            let mut sc = Scanner::new(text.as_bytes());
+            assert!(sc.double().unwrap().is_nan());
+            assert_eq!(sc.consumed(), 3, "{text:?}");
+        }
     }
 
     #[test]
