@@ -48,7 +48,11 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
             Ok(Arc::new(s))
         }
         StoreKind::Zip | StoreKind::S3 => {
-            crate::nclog!(crate::log::Level::Error, "{}: zip and S3 storage are not built yet", loc.original);
+            crate::nclog!(
+                crate::log::Level::Error,
+                "{}: zip and S3 storage are not built yet",
+                loc.original
+            );
             Err(NcError::NotBuilt)
         }
     }
@@ -68,7 +72,11 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         writable: true,
         define_mode: true,
         fill_mode: true,
-        flavor: Flavor { pure_zarr: loc.zarr, xarray: loc.xarray_dims, consolidated: loc.consolidated },
+        flavor: Flavor {
+            pure_zarr: loc.zarr,
+            xarray: loc.xarray_dims,
+            consolidated: loc.consolidated,
+        },
         ncproperties: Some(write::ncproperties()),
         superblock_version: 2,
         meta_dirty: true,
@@ -85,7 +93,11 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
     let loc = zarr_location(path, false)?;
     let writable = mode & NC_WRITE != 0;
     let store = file_store(&loc, None, writable)?;
-    let opts = read::OpenOptions { xarray: loc.xarray_dims, consolidated: loc.consolidated, writable };
+    let opts = read::OpenOptions {
+        xarray: loc.xarray_dims,
+        consolidated: loc.consolidated,
+        writable,
+    };
     let ds = read::open(store, path, opts)?;
     handles::insert(ds)
 }
@@ -180,10 +192,10 @@ pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> Nc
             "_SuperblockVersion" => return Ok(Cow::Owned(int(ds.superblock_version))),
             _ => {}
         }
-    } else if varid != NC_GLOBAL && name == "_Codecs" {
-        if let Some(t) = write::codecs_text(ds.var(grp, varid)?) {
-            return Ok(Cow::Owned(write::text_att(name, &t)));
-        }
+    } else if name == "_Codecs"
+        && let Some(t) = write::codecs_text(ds.var(grp, varid)?)
+    {
+        return Ok(Cow::Owned(write::text_att(name, &t)));
     }
     Err(NcError::NotAtt)
 }

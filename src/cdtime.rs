@@ -156,12 +156,7 @@ pub struct CompTime {
 
 impl CompTime {
     pub const fn new(year: i64, month: i16, day: i16, hour: f64) -> CompTime {
-        CompTime {
-            year,
-            month,
-            day,
-            hour,
-        }
+        CompTime { year, month, day, hour }
     }
 }
 
@@ -290,9 +285,7 @@ fn trim(s: &[u8], n: usize) -> &[u8] {
 fn is_leap(year: i64, tt: i32) -> bool {
     use time_type::*;
     tt & DAYS_366 != 0
-        || (tt & HAS_LEAP != 0
-            && year % 4 == 0
-            && (tt & JULIAN_TYPE != 0 || year % 100 != 0 || year % 400 == 0))
+        || (tt & HAS_LEAP != 0 && year % 4 == 0 && (tt & JULIAN_TYPE != 0 || year % 100 != 0 || year % 400 == 0))
 }
 
 /// Length in days of a common and of a leap year.
@@ -499,9 +492,7 @@ fn arithmetic_type(cal: i32) -> Option<i32> {
         calendar::CLIM_LEAP => time_type::CLIM_LEAP,
         calendar::CLIM_360 => time_type::CLIM_360,
         _ => {
-            report(
-                format!("Error on relative units conversion, invalid timetype = {cal}").as_bytes(),
-            );
+            report(format!("Error on relative units conversion, invalid timetype = {cal}").as_bytes());
             return None;
         }
     })
@@ -522,11 +513,7 @@ fn add_months(begin: f64, n: i64, tt: i32) -> f64 {
         month: (months - 12 * years + 1) as i16,
         day: 1,
         hour: 0.0,
-        base_year: if tt & time_type::CHRON_CAL == 0 {
-            0
-        } else {
-            1970
-        },
+        base_year: if tt & time_type::CHRON_CAL == 0 { 0 } else { 1970 },
         time_type: tt,
     };
     human_to_epoch(&to)
@@ -703,13 +690,10 @@ mod scan {
 
         fn digits(&mut self, hex: bool) -> usize {
             let start = self.pos;
-            while self.peek().is_some_and(|b| {
-                if hex {
-                    b.is_ascii_hexdigit()
-                } else {
-                    b.is_ascii_digit()
-                }
-            }) {
+            while self
+                .peek()
+                .is_some_and(|b| if hex { b.is_ascii_hexdigit() } else { b.is_ascii_digit() })
+            {
                 self.pos += 1;
             }
             self.pos - start
@@ -759,10 +743,7 @@ mod scan {
             let mut significant = 0;
             let mut scale: i64 = 0;
             let mut after_point = false;
-            if !self
-                .peek()
-                .is_some_and(|b| b.is_ascii_hexdigit() || b == b'.')
-            {
+            if !self.peek().is_some_and(|b| b.is_ascii_hexdigit() || b == b'.') {
                 return Err(Stop::Mismatch);
             }
             loop {
@@ -931,11 +912,7 @@ pub fn char_to_comp(cal: i32, chartime: &[u8]) -> CompTime {
     let f = scan_date(chartime, chron);
     if f.n == 0 {
         let nl = if chron { "\n" } else { "" };
-        report_quoting(
-            "Error on character time conversion, string = ",
-            chartime,
-            nl,
-        );
+        report_quoting("Error on character time conversion, string = ", chartime, nl);
         return c;
     }
     if f.n >= 1 && chron {
@@ -949,10 +926,7 @@ pub fn char_to_comp(cal: i32, chartime: &[u8]) -> CompTime {
     }
     if f.n >= 4 {
         if !(0..=23).contains(&f.hour) {
-            let msg = format!(
-                "Error on character time conversion: invalid hour = {}\n",
-                f.hour
-            );
+            let msg = format!("Error on character time conversion: invalid hour = {}\n", f.hour);
             report(msg.as_bytes());
             return c;
         }
@@ -960,10 +934,7 @@ pub fn char_to_comp(cal: i32, chartime: &[u8]) -> CompTime {
     }
     if f.n >= 5 {
         if !(0..=59).contains(&f.minute) {
-            let msg = format!(
-                "Error on character time conversion: invalid minute = {}\n",
-                f.minute
-            );
+            let msg = format!("Error on character time conversion: invalid minute = {}\n", f.minute);
             report(msg.as_bytes());
             return c;
         }
@@ -996,16 +967,11 @@ pub fn char_to_comp(cal: i32, chartime: &[u8]) -> CompTime {
 pub fn parse_relunits(cal: i32, relunits: &[u8]) -> Option<(Unit, CompTime)> {
     let (n, units, base1, base2) = scan_relunits(relunits);
     if n <= 0 {
-        report_quoting(
-            "Error on relative units conversion, string = ",
-            relunits,
-            "\n",
-        );
+        report_quoting("Error on relative units conversion, string = ", relunits, "\n");
         return None;
     }
     let units = trim(units, 64);
-    let prefix =
-        |p: &str| units.len() >= p.len() && units[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let prefix = |p: &str| units.len() >= p.len() && units[..p.len()].eq_ignore_ascii_case(p.as_bytes());
     let exactly = |w: &str| units.eq_ignore_ascii_case(w.as_bytes());
     let unit = if prefix("sec") || exactly("s") {
         Unit::Second
@@ -1023,18 +989,12 @@ pub fn parse_relunits(cal: i32, relunits: &[u8]) -> Option<(Unit, CompTime)> {
         Unit::Season
     } else if prefix("year") || exactly("yr") {
         if cal & calendar::STANDARD_CAL == 0 {
-            report(
-                b"Error on relative units conversion: climatological units cannot be 'years'.\n",
-            );
+            report(b"Error on relative units conversion: climatological units cannot be 'years'.\n");
             return None;
         }
         Unit::Year
     } else {
-        report_quoting(
-            "Error on relative units conversion: invalid units = ",
-            units,
-            "\n",
-        );
+        report_quoting("Error on relative units conversion: invalid units = ", units, "\n");
         return None;
     };
     let base: Vec<u8> = match n {
@@ -1235,18 +1195,12 @@ mod tests {
         assert_eq!((u, b), (Unit::Day, CompTime::new(1979, 1, 1, 0.0)));
         let (_, b) = parse_relunits(CLIM, b"days").unwrap();
         assert_eq!(b, CompTime::new(0, 1, 1, 0.0));
-        assert!(
-            parse_relunits(NO_LEAP, b"d since 1-1-1").is_none(),
-            "'d' is not a unit"
-        );
+        assert!(parse_relunits(NO_LEAP, b"d since 1-1-1").is_none(), "'d' is not a unit");
         assert!(parse_relunits(MIXED, b"").is_none());
         assert!(parse_relunits(MIXED, b"   ").is_none());
         assert!(parse_relunits(MIXED, b"fortnights since 2000-01-01").is_none());
         assert!(parse_relunits(CLIM, b"years since 2000-01-01").is_none());
-        assert_eq!(
-            parse_relunits(MIXED, b"mo since 2000-01-01").unwrap().0,
-            Unit::Month
-        );
+        assert_eq!(parse_relunits(MIXED, b"mo since 2000-01-01").unwrap().0, Unit::Month);
         assert!(parse_relunits(MIXED, b"mon since 2000-01-01").is_none());
         // An unreadable base still parses, with default fields.
         assert_eq!(
@@ -1260,35 +1214,17 @@ mod tests {
 
     #[test]
     fn reads_dates_like_sscanf() {
-        assert_eq!(
-            char_to_comp(STANDARD, b"-44-03-15"),
-            CompTime::new(-44, 3, 15, 0.0)
-        );
-        assert_eq!(
-            char_to_comp(STANDARD, b"2000-02"),
-            CompTime::new(2000, 2, 1, 0.0)
-        );
-        assert_eq!(
-            char_to_comp(STANDARD, b"2000-2-3 7"),
-            CompTime::new(2000, 2, 3, 7.0)
-        );
+        assert_eq!(char_to_comp(STANDARD, b"-44-03-15"), CompTime::new(-44, 3, 15, 0.0));
+        assert_eq!(char_to_comp(STANDARD, b"2000-02"), CompTime::new(2000, 2, 1, 0.0));
+        assert_eq!(char_to_comp(STANDARD, b"2000-2-3 7"), CompTime::new(2000, 2, 3, 7.0));
         assert_eq!(
             char_to_comp(STANDARD, b"2000-2-3 25:00"),
             CompTime::new(2000, 2, 3, 0.0)
         );
         // A dangling exponent is ignored, as glibc does.
-        assert_eq!(
-            char_to_comp(STANDARD, b"2000-2-3 1:30:1e").hour,
-            1.5 + 1.0 / 3600.0
-        );
-        assert_eq!(
-            char_to_comp(STANDARD, b"2000-2-3 1:30:0x1p4").hour,
-            1.5 + 16.0 / 3600.0
-        );
-        assert_eq!(
-            char_to_comp(CLIM, b"07-04 12"),
-            CompTime::new(0, 7, 4, 12.0)
-        );
+        assert_eq!(char_to_comp(STANDARD, b"2000-2-3 1:30:1e").hour, 1.5 + 1.0 / 3600.0);
+        assert_eq!(char_to_comp(STANDARD, b"2000-2-3 1:30:0x1p4").hour, 1.5 + 16.0 / 3600.0);
+        assert_eq!(char_to_comp(CLIM, b"07-04 12"), CompTime::new(0, 7, 4, 12.0));
         assert_eq!(char_to_comp(STANDARD, b"x"), CompTime::new(0, 1, 1, 0.0));
     }
 
@@ -1343,9 +1279,7 @@ mod tests {
     fn epoch_round_trips() {
         use super::time_type::*;
         for tt in [CHRON, JULIAN, CHRON_NO_LEAP, CHRON_360, CHRON_366] {
-            for e in [
-                -1.0e7, -876_600.5, -24.0, -0.25, 0.0, 13.75, 8760.0, 1.0e6, 2.0e8,
-            ] {
+            for e in [-1.0e7, -876_600.5, -24.0, -0.25, 0.0, 13.75, 8760.0, 1.0e6, 2.0e8] {
                 let h = epoch_to_human(e, tt, 1970);
                 assert_eq!(human_to_epoch(&h), e, "type {tt:#x}, epoch {e}");
             }
@@ -1357,18 +1291,9 @@ mod tests {
         assert_eq!(epoch(1971, 1, 1, 0.0, CHRON_360), 360.0 * 24.0);
         assert_eq!(epoch(1971, 1, 1, 0.0, CHRON_366), 366.0 * 24.0);
         // 2000 is a leap year, 1900 is not (except in the Julian calendar).
-        assert_eq!(
-            epoch(2000, 3, 1, 0.0, CHRON) - epoch(2000, 2, 28, 0.0, CHRON),
-            48.0
-        );
-        assert_eq!(
-            epoch(1900, 3, 1, 0.0, CHRON) - epoch(1900, 2, 28, 0.0, CHRON),
-            24.0
-        );
-        assert_eq!(
-            epoch(1900, 3, 1, 0.0, JULIAN) - epoch(1900, 2, 28, 0.0, JULIAN),
-            48.0
-        );
+        assert_eq!(epoch(2000, 3, 1, 0.0, CHRON) - epoch(2000, 2, 28, 0.0, CHRON), 48.0);
+        assert_eq!(epoch(1900, 3, 1, 0.0, CHRON) - epoch(1900, 2, 28, 0.0, CHRON), 24.0);
+        assert_eq!(epoch(1900, 3, 1, 0.0, JULIAN) - epoch(1900, 2, 28, 0.0, JULIAN), 48.0);
         // Far years use the 400-year shortcut; check it against a plain walk.
         let walk: i64 = (1970..12345).map(|y| year_days(y, CHRON)).sum();
         assert_eq!(days_in_years(1970, 12345, CHRON), i128::from(walk));
@@ -1391,23 +1316,14 @@ mod tests {
         assert_eq!(iso(DAYS_360, "days since 2000-01-01", 360.0), "2001-01-01");
         assert_eq!(iso(JULIAN, "days since 1900-02-28", 1.0), "1900-02-29");
         assert_eq!(iso(STANDARD, "days since 1900-02-28", 1.0), "1900-03-01");
-        assert_eq!(
-            iso(MIXED, "hours since 2000-01-01", 12.5),
-            "2000-01-01 12:30"
-        );
+        assert_eq!(iso(MIXED, "hours since 2000-01-01", 12.5), "2000-01-01 12:30");
         assert_eq!(iso(MIXED, "hours since 2000-01-01", 12.0), "2000-01-01 12");
-        assert_eq!(
-            iso(MIXED, "seconds since 2000-01-01", 45_015.0),
-            "2000-01-01 12:30:15"
-        );
+        assert_eq!(iso(MIXED, "seconds since 2000-01-01", 45_015.0), "2000-01-01 12:30:15");
         assert_eq!(
             iso(MIXED, "seconds since 2000-01-01", 45_015.5),
             "2000-01-01 12:30:15.500000"
         );
-        assert_eq!(
-            iso(MIXED, "minutes since 2000-01-01", -1.0),
-            "1999-12-31 23:59"
-        );
+        assert_eq!(iso(MIXED, "minutes since 2000-01-01", -1.0), "1999-12-31 23:59");
         assert_eq!(iso(MIXED, "weeks since 2000-01-01", -1.0), "1999-12-25");
         assert_eq!(iso(MIXED, "days since 2000-01-01", 0.25), "2000-01-01 06");
         assert_eq!(
@@ -1443,15 +1359,9 @@ mod tests {
     #[test]
     fn month_units_step_whole_months() {
         assert_eq!(iso(MIXED, "months since 2000-01-15", 1.0), "2000-02-01");
-        assert_eq!(
-            iso(MIXED, "months since 2000-01-15 06:00", 0.0),
-            "2000-01-15 06"
-        );
+        assert_eq!(iso(MIXED, "months since 2000-01-15 06:00", 0.0), "2000-01-15 06");
         assert_eq!(iso(MIXED, "months since 2000-01-01", 0.5), "2000-01-01");
-        assert_eq!(
-            iso(MIXED, "months since 2000-01-01", 0.9999999999),
-            "2000-02-01"
-        );
+        assert_eq!(iso(MIXED, "months since 2000-01-01", 0.9999999999), "2000-02-01");
         assert_eq!(iso(MIXED, "months since 2000-01-01", -1.0), "1999-12-01");
         assert_eq!(iso(MIXED, "months since 2000-01-01", -13.0), "1998-12-01");
         assert_eq!(iso(MIXED, "years since 2000-06-01", 1.5), "2001-12-01");

@@ -140,13 +140,7 @@ pub fn convert(from: NcType, src: &[u8], to: NcType, dst: &mut [u8]) -> NcResult
 /// netcdf-c 4.10.1 converts fill values like any other value for NCZarr, so
 /// a fill value out of range for `to` is an `NC_ERANGE` too, and `fill` does
 /// not change the result (see the module docs for the evidence).
-pub fn convert_with_fill(
-    from: NcType,
-    src: &[u8],
-    to: NcType,
-    dst: &mut [u8],
-    fill: Option<&[u8]>,
-) -> NcResult<()> {
+pub fn convert_with_fill(from: NcType, src: &[u8], to: NcType, dst: &mut [u8], fill: Option<&[u8]>) -> NcResult<()> {
     // No exemption: `NCZ_get_vars`/`NCZ_put_vars` hand the fill value to
     // `nc4_convert_type`, which only uses it to skip quantizing fill values.
     let _ = fill;
@@ -499,13 +493,7 @@ mod tests {
                 assert_eq!(bad, !fits, "{:?} -> {:?}: {x}", S::TYPE, D::TYPE);
                 let modulus = 1i128 << bits;
                 let wrapped = d.into().rem_euclid(modulus);
-                assert_eq!(
-                    wrapped,
-                    x.rem_euclid(modulus),
-                    "{:?} -> {:?}: {x}",
-                    S::TYPE,
-                    D::TYPE
-                );
+                assert_eq!(wrapped, x.rem_euclid(modulus), "{:?} -> {:?}: {x}", S::TYPE, D::TYPE);
             }
         }
         macro_rules! all_dst {
@@ -546,14 +534,7 @@ mod tests {
     }
 
     /// Is `r` the float nearest to the integer `x` (ties to an even mantissa)?
-    fn nearest<F: Copy + PartialOrd>(
-        x: i128,
-        r: F,
-        exact: impl Fn(F) -> i128,
-        up: F,
-        down: F,
-        even: bool,
-    ) {
+    fn nearest<F: Copy + PartialOrd>(x: i128, r: F, exact: impl Fn(F) -> i128, up: F, down: F, even: bool) {
         let d = (exact(r) - x).abs();
         let du = (exact(up) - x).abs();
         let dd = (exact(down) - x).abs();
@@ -571,24 +552,10 @@ mod tests {
                 let Ok(s) = S::try_from(x) else { continue };
                 let (f, bad) = one::<S, f32>(s);
                 assert!(!bad);
-                nearest(
-                    x,
-                    f,
-                    |v| v as i128,
-                    f.next_up(),
-                    f.next_down(),
-                    f.to_bits() & 1 == 0,
-                );
+                nearest(x, f, |v| v as i128, f.next_up(), f.next_down(), f.to_bits() & 1 == 0);
                 let (d, bad) = one::<S, f64>(s);
                 assert!(!bad);
-                nearest(
-                    x,
-                    d,
-                    |v| v as i128,
-                    d.next_up(),
-                    d.next_down(),
-                    d.to_bits() & 1 == 0,
-                );
+                nearest(x, d, |v| v as i128, d.next_up(), d.next_down(), d.to_bits() & 1 == 0);
             }
         }
         check::<i8>();
@@ -731,45 +698,24 @@ mod tests {
         check::<i32>(&common(-two31, two31 - 1.0), false);
         check::<u32>(&common(0.0, two32 - 1.0), false);
         check::<i64>(
-            &[
-                (0.0, false),
-                (-1.0, false),
-                (NAN, false),
-                (INF, true),
-                (-INF, true),
-            ],
+            &[(0.0, false), (-1.0, false), (NAN, false), (INF, true), (-INF, true)],
             true,
         );
         check::<u64>(
-            &[
-                (0.0, false),
-                (-0.5, true),
-                (NAN, false),
-                (INF, true),
-                (-INF, true),
-            ],
+            &[(0.0, false), (-0.5, true), (NAN, false), (INF, true), (-INF, true)],
             true,
         );
 
         // The rounded bounds at the top of the wide targets.
-        assert!(
-            one::<f32, i32>(2147483648.0).1,
-            "float 2^31 -> int is an error"
-        );
+        assert!(one::<f32, i32>(2147483648.0).1, "float 2^31 -> int is an error");
         assert!(!one::<f32, i32>(2147483520.0).1);
         assert!(!one::<f32, i32>(-2147483648.0).1);
         assert!(one::<f32, i32>(-2147483904.0).1);
-        assert!(
-            !one::<f32, u32>(two32 as f32).1,
-            "float 2^32 -> uint is not an error"
-        );
+        assert!(!one::<f32, u32>(two32 as f32).1, "float 2^32 -> uint is not an error");
         assert!(one::<f32, u32>((two32 as f32).next_up()).1);
         assert!(one::<f64, u32>(4294967295.5).1);
         assert!(!one::<f64, u32>(4294967295.0).1);
-        assert!(
-            one::<f64, i32>(-2147483648.5).1,
-            "-2147483648.5 -> int is an error"
-        );
+        assert!(one::<f64, i32>(-2147483648.5).1, "-2147483648.5 -> int is an error");
         assert_eq!(one::<f64, i32>(-2147483648.5).0, i32::MIN);
         assert!(one::<f64, i32>(2147483647.5).1);
         assert_eq!(one::<f64, i32>(2147483647.5).0, i32::MAX);
@@ -788,14 +734,8 @@ mod tests {
         assert!(one::<f64, u64>(two64.next_up()).1);
         assert!(!one::<f32, u64>(two64 as f32).1);
         assert!(one::<f32, u64>((two64 as f32).next_up()).1);
-        assert_eq!(
-            one::<f64, i64>(two63.next_down()),
-            (9223372036854774784, false)
-        );
-        assert_eq!(
-            one::<f64, u64>(two64.next_down()),
-            (18446744073709549568, false)
-        );
+        assert_eq!(one::<f64, i64>(two63.next_down()), (9223372036854774784, false));
+        assert_eq!(one::<f64, u64>(two64.next_down()), (18446744073709549568, false));
     }
 
     /// Where C is undefined we store Rust's saturating result: NaN -> 0,
@@ -821,10 +761,7 @@ mod tests {
 
     #[test]
     fn every_value_is_written_on_range_error() {
-        let src: Vec<u8> = [-1i32, 7, 300, 255]
-            .iter()
-            .flat_map(|v| v.to_ne_bytes())
-            .collect();
+        let src: Vec<u8> = [-1i32, 7, 300, 255].iter().flat_map(|v| v.to_ne_bytes()).collect();
         let mut dst = [0u8; 4];
         assert_eq!(convert(Int, &src, UByte, &mut dst), Err(NcError::Range));
         assert_eq!(dst, [255, 7, 44, 255]);
@@ -878,10 +815,7 @@ mod tests {
             }
             if t != Char && t != String {
                 let mut dst = vec![9u8; String.size()];
-                assert_eq!(
-                    convert(t, &vec![0; t.size()], String, &mut dst),
-                    Err(NcError::BadType)
-                );
+                assert_eq!(convert(t, &vec![0; t.size()], String, &mut dst), Err(NcError::BadType));
                 assert_eq!(
                     convert(String, &vec![0; String.size()], t, &mut vec![0; t.size()]),
                     Err(NcError::BadType)
@@ -889,10 +823,7 @@ mod tests {
             }
         }
         let p = vec![0u8; String.size()];
-        assert_eq!(
-            convert(String, &p, String, &mut p.clone()),
-            Err(NcError::BadType)
-        );
+        assert_eq!(convert(String, &p, String, &mut p.clone()), Err(NcError::BadType));
     }
 
     #[test]
@@ -921,14 +852,8 @@ mod tests {
     #[test]
     fn bad_lengths_are_internal_errors() {
         let mut dst = [0u8; 8];
-        assert_eq!(
-            convert(Int, &[0; 6], Double, &mut dst),
-            Err(NcError::Internal)
-        );
-        assert_eq!(
-            convert(Int, &[0; 4], Double, &mut dst[..4]),
-            Err(NcError::Internal)
-        );
+        assert_eq!(convert(Int, &[0; 6], Double, &mut dst), Err(NcError::Internal));
+        assert_eq!(convert(Int, &[0; 4], Double, &mut dst[..4]), Err(NcError::Internal));
         assert_eq!(convert(Int, &[0; 4], Int, &mut dst), Err(NcError::Internal));
     }
 
@@ -952,10 +877,7 @@ mod tests {
         assert_eq!(dst, [255]);
         // In range: fine either way.
         let src = 7i32.to_ne_bytes();
-        assert_eq!(
-            convert_with_fill(Int, &src, UByte, &mut dst, Some(&fill)),
-            Ok(())
-        );
+        assert_eq!(convert_with_fill(Int, &src, UByte, &mut dst, Some(&fill)), Ok(()));
         assert_eq!(convert_with_fill(Int, &src, UByte, &mut dst, None), Ok(()));
     }
 

@@ -278,12 +278,18 @@ impl Dataset {
 
     pub fn var(&self, grp: usize, varid: i32) -> NcResult<&Var> {
         let g = self.group(grp)?;
-        usize::try_from(varid).ok().and_then(|i| g.vars.get(i)).ok_or(NcError::NotVar)
+        usize::try_from(varid)
+            .ok()
+            .and_then(|i| g.vars.get(i))
+            .ok_or(NcError::NotVar)
     }
 
     pub fn var_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Var> {
         let g = self.group_mut(grp)?;
-        usize::try_from(varid).ok().and_then(|i| g.vars.get_mut(i)).ok_or(NcError::NotVar)
+        usize::try_from(varid)
+            .ok()
+            .and_then(|i| g.vars.get_mut(i))
+            .ok_or(NcError::NotVar)
     }
 
     /// Current shape of a variable (dimension lengths; empty for a scalar).
@@ -315,7 +321,11 @@ impl Dataset {
     /// Storage key of a variable's folder.
     pub fn var_key(&self, grp: usize, name: &str) -> String {
         let g = self.group_key(grp);
-        if g.is_empty() { name.to_string() } else { format!("{g}/{name}") }
+        if g.is_empty() {
+            name.to_string()
+        } else {
+            format!("{g}/{name}")
+        }
     }
 
     /// Is `anc` the group `grp` or one of its ancestors?
@@ -354,8 +364,7 @@ impl Dataset {
 
     fn name_in_use(&self, grp: usize, name: &str) -> bool {
         let g = &self.groups[grp];
-        g.vars.iter().any(|v| v.name == name)
-            || g.children.iter().any(|&c| self.groups[c].name == name)
+        g.vars.iter().any(|v| v.name == name) || g.children.iter().any(|&c| self.groups[c].name == name)
     }
 
     /// The string width a user chose: the variable's `_nczarr_maxstrlen`, else
@@ -371,9 +380,13 @@ impl Dataset {
             _ => None,
         };
         let v = self.var(grp, varid).ok()?;
-        v.att("_nczarr_maxstrlen")
-            .and_then(as_width)
-            .or_else(|| self.groups[0].atts.iter().find(|a| a.name == "_nczarr_default_maxstrlen").and_then(as_width))
+        v.att("_nczarr_maxstrlen").and_then(as_width).or_else(|| {
+            self.groups[0]
+                .atts
+                .iter()
+                .find(|a| a.name == "_nczarr_default_maxstrlen")
+                .and_then(as_width)
+        })
     }
 
     /// Fix a string variable's width from the user's attributes while no
@@ -384,8 +397,10 @@ impl Dataset {
         if v.ty != NcType::String {
             return false;
         }
-        if let (Some(n), false) = (explicit, v.chunks_on_disk) {
-            if v.string_layout != StringLayout::Fixed(n) {
+        if let (Some(n), false) = (explicit, v.chunks_on_disk)
+            && v.string_layout != StringLayout::Fixed(n)
+        {
+            {
                 v.string_layout = StringLayout::Fixed(n);
                 v.meta_dirty = true;
             }
@@ -425,7 +440,9 @@ impl Dataset {
         self.meta_dirty = true;
         // Dimension references are paths: every array that uses a dimension
         // of the renamed subtree gets new metadata.
-        let moved: Vec<bool> = (0..self.dims.len()).map(|d| self.is_ancestor(grp, self.dims[d].group)).collect();
+        let moved: Vec<bool> = (0..self.dims.len())
+            .map(|d| self.is_ancestor(grp, self.dims[d].group))
+            .collect();
         for g in &mut self.groups {
             for v in &mut g.vars {
                 if v.dimids.iter().any(|&d| moved[d]) {
@@ -450,7 +467,12 @@ impl Dataset {
             return Err(NcError::DimSize);
         }
         let id = self.dims.len();
-        self.dims.push(Dim { name: name.to_string(), len, unlimited: len == 0, group: grp });
+        self.dims.push(Dim {
+            name: name.to_string(),
+            len,
+            unlimited: len == 0,
+            group: grp,
+        });
         self.groups[grp].dims.push(id);
         self.meta_dirty = true;
         Ok(id)
@@ -474,7 +496,11 @@ impl Dataset {
             return Err(NcError::Perm);
         }
         let owner = self.dims[d].group;
-        if self.groups[owner].dims.iter().any(|&o| o != d && self.dims[o].name == name) {
+        if self.groups[owner]
+            .dims
+            .iter()
+            .any(|&o| o != d && self.dims[o].name == name)
+        {
             return Err(NcError::NameInUse);
         }
         self.dims[d].name = name.to_string();
@@ -551,13 +577,7 @@ impl Dataset {
         self.var_mut(grp, varid)
     }
 
-    pub fn def_var_chunking(
-        &mut self,
-        grp: usize,
-        varid: i32,
-        storage: i32,
-        sizes: Option<&[usize]>,
-    ) -> NcResult<()> {
+    pub fn def_var_chunking(&mut self, grp: usize, varid: i32, storage: i32, sizes: Option<&[usize]>) -> NcResult<()> {
         let shape = {
             let v = self.var(grp, varid)?;
             self.var_shape(v)
@@ -623,13 +643,7 @@ impl Dataset {
         Ok(())
     }
 
-    pub fn def_var_fill(
-        &mut self,
-        grp: usize,
-        varid: i32,
-        no_fill: bool,
-        value: Option<AttValue>,
-    ) -> NcResult<()> {
+    pub fn def_var_fill(&mut self, grp: usize, varid: i32, no_fill: bool, value: Option<AttValue>) -> NcResult<()> {
         let v = self.var_for_define(grp, varid)?;
         if v.data_written {
             return Err(NcError::LateFill);
@@ -673,17 +687,13 @@ impl Dataset {
     }
 
     pub fn att(&self, grp: usize, varid: i32, name: &str) -> NcResult<&Att> {
-        self.atts(grp, varid)?.iter().find(|a| a.name == name).ok_or(NcError::NotAtt)
+        self.atts(grp, varid)?
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or(NcError::NotAtt)
     }
 
-    pub fn put_att(
-        &mut self,
-        grp: usize,
-        varid: i32,
-        name: &str,
-        ty: NcType,
-        value: AttValue,
-    ) -> NcResult<()> {
+    pub fn put_att(&mut self, grp: usize, varid: i32, name: &str, ty: NcType, value: AttValue) -> NcResult<()> {
         self.atts(grp, varid)?;
         check_name(name)?;
         if !self.writable {
@@ -702,7 +712,11 @@ impl Dataset {
             if ty != v.ty {
                 return Err(NcError::BadType);
             }
-            let att = Att { name: name.to_string(), ty, value: value.clone() };
+            let att = Att {
+                name: name.to_string(),
+                ty,
+                value: value.clone(),
+            };
             if att.len() != 1 {
                 return Err(NcError::Inval);
             }
@@ -718,7 +732,11 @@ impl Dataset {
             v.cache.clear_fill();
         }
         let atts = self.atts_mut(grp, varid)?;
-        let att = Att { name: name.to_string(), ty, value };
+        let att = Att {
+            name: name.to_string(),
+            ty,
+            value,
+        };
         if let Some(a) = atts.iter_mut().find(|a| a.name == name) {
             *a = att;
         } else {

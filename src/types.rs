@@ -140,7 +140,7 @@ impl NcType {
             NcType::Char => vec![0],
             NcType::Short => (-32767i16).to_ne_bytes().to_vec(),
             NcType::Int => (-2147483647i32).to_ne_bytes().to_vec(),
-            NcType::Float => 9.969_209_968_386_869e36f32.to_ne_bytes().to_vec(),
+            NcType::Float => 9.969_21e36_f32.to_ne_bytes().to_vec(),
             NcType::Double => 9.969_209_968_386_869e36f64.to_ne_bytes().to_vec(),
             NcType::UByte => vec![255],
             NcType::UShort => 65535u16.to_ne_bytes().to_vec(),

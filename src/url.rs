@@ -82,10 +82,7 @@ pub struct Location {
 impl Location {
     /// The value of fragment key `key` (lower case).
     pub fn fragment_value(&self, key: &str) -> Option<&str> {
-        self.fragment
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.fragment.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// Whether the normalised mode list holds `m` (lower case).
@@ -107,8 +104,8 @@ const ZARR_MARKERS: [&str; 5] = [".zgroup", ".zarray", ".zattrs", ".zmetadata", 
 
 /// Mode values that select a format, as netcdf-c's table (the last one wins).
 const FORMAT_MODES: [&str; 19] = [
-    "dap2", "dap4", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "udf2", "udf3",
-    "udf4", "udf5", "udf6", "udf7", "udf8", "udf9", "nczarr", "zarr", "bytes",
+    "dap2", "dap4", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "udf2", "udf3", "udf4", "udf5",
+    "udf6", "udf7", "udf8", "udf9", "nczarr", "zarr", "bytes",
 ];
 
 /// Classify `path` for `nc_open` (`for_create == false`) or `nc_create`.
@@ -235,10 +232,7 @@ fn push_unique(list: &mut Vec<String>, v: &str) {
 
 /// Steps 1-5 of the module documentation: the final fragment pairs and the
 /// normalised mode list.
-fn process_fragment(
-    protocol: &[(&str, &str)],
-    uri_pairs: &[(String, String)],
-) -> (Vec<(String, String)>, Vec<String>) {
+fn process_fragment(protocol: &[(&str, &str)], uri_pairs: &[(String, String)]) -> (Vec<(String, String)>, Vec<String>) {
     let all = protocol
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -276,11 +270,7 @@ fn process_fragment(
         current = next;
     }
     // Negation.
-    let removed: Vec<&str> = inferred
-        .iter()
-        .flat_map(|m| negations(m))
-        .copied()
-        .collect();
+    let removed: Vec<&str> = inferred.iter().flat_map(|m| negations(m)).copied().collect();
     let modes: Vec<String> = inferred
         .iter()
         .filter(|m| !removed.contains(&m.as_str()))
@@ -362,8 +352,7 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
                 return Err(NcError::Url);
             }
             let raw = uri.path.as_deref().ok_or(NcError::Url)?;
-            let decoded =
-                String::from_utf8(uri::decode_bytes(raw.as_bytes())).map_err(|_| NcError::Url)?;
+            let decoded = String::from_utf8(uri::decode_bytes(raw.as_bytes())).map_err(|_| NcError::Url)?;
             absolute(&decoded).ok_or(NcError::Url)?
         }
         StoreKind::S3 => {
@@ -438,11 +427,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         return Ok(Target::NotZarr);
     };
     let path = absolute(original).ok_or(NcError::Inval)?;
-    let store = if kind == StoreKind::Zip {
-        "zip"
-    } else {
-        "file"
-    };
+    let store = if kind == StoreKind::Zip { "zip" } else { "file" };
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -549,10 +534,7 @@ pub fn shell_unescape(s: &[u8]) -> Vec<u8> {
 pub fn path_canonical(src: &[u8]) -> Vec<u8> {
     const CYGDRIVE: &[u8] = b"/cygdrive/";
     let is_drive = |c: u8| c.is_ascii_alphabetic() || c == b'/';
-    let t: Vec<u8> = src
-        .iter()
-        .map(|&c| if c == b'\\' { b'/' } else { c })
-        .collect();
+    let t: Vec<u8> = src.iter().map(|&c| if c == b'\\' { b'/' } else { c }).collect();
     let n = t.len();
     // (drive, rest) for the Windows and Cygwin forms.
     let windows = if n >= 2 && t[0] == b'/' && t[1] == b'/' {
@@ -608,10 +590,7 @@ mod tests {
         assert_eq!(l.path, "/x/data.zarr");
         assert!(l.is_url);
         assert_eq!(l.mode, ["nczarr", "file"]);
-        assert_eq!(
-            l.fragment,
-            [("mode".to_string(), "nczarr,file".to_string())]
-        );
+        assert_eq!(l.fragment, [("mode".to_string(), "nczarr,file".to_string())]);
         assert!(!l.zarr);
         assert!(l.xarray_dims);
         assert!(!l.consolidated);
@@ -621,14 +600,8 @@ mod tests {
     fn macros_and_inferences() {
         assert_eq!(modes("file:///x#zarr"), ["nczarr", "zarr"]);
         assert!(zarr("file:///x#zarr").zarr);
-        assert_eq!(
-            modes("file:///x#mode=zarr,file"),
-            ["zarr", "file", "nczarr"]
-        );
-        assert_eq!(
-            modes("file:///x#mode=file,zarr"),
-            ["file", "zarr", "nczarr"]
-        );
+        assert_eq!(modes("file:///x#mode=zarr,file"), ["zarr", "file", "nczarr"]);
+        assert_eq!(modes("file:///x#mode=file,zarr"), ["file", "zarr", "nczarr"]);
         // xarray => zarr => nczarr, breadth first
         assert_eq!(modes("file:///x#xarray"), ["zarr", "nczarr"]);
         assert_eq!(
@@ -644,10 +617,7 @@ mod tests {
         let l = zarr("file:///x#noxarray");
         assert!(l.zarr && !l.xarray_dims);
         // noxarray removes xarray
-        assert_eq!(
-            modes("file:///x#mode=xarray,noxarray"),
-            ["noxarray", "zarr", "nczarr"]
-        );
+        assert_eq!(modes("file:///x#mode=xarray,noxarray"), ["noxarray", "zarr", "nczarr"]);
         // consolidated
         assert!(zarr("file:///x#mode=nczarr,consolidated").consolidated);
         assert!(
@@ -658,8 +628,7 @@ mod tests {
 
     #[test]
     fn case_and_duplicates() {
-        let l =
-            zarr("file:///x#MODE=NCZarr,File,nczarr,,file&Log&AWS.Region=Us-West-1&awsprofile=p");
+        let l = zarr("file:///x#MODE=NCZarr,File,nczarr,,file&Log&AWS.Region=Us-West-1&awsprofile=p");
         assert_eq!(l.mode, ["nczarr", "file"]);
         assert_eq!(
             l.fragment,
@@ -673,10 +642,7 @@ mod tests {
         assert_eq!(l.fragment_value("aws.region"), Some("Us-West-1"));
         assert!(l.has_mode("file"));
         // a macro and a mode key merge into one mode list
-        assert_eq!(
-            modes("file:///x#zarr&mode=file"),
-            ["nczarr", "zarr", "file"]
-        );
+        assert_eq!(modes("file:///x#zarr&mode=file"), ["nczarr", "zarr", "file"]);
     }
 
     #[test]
@@ -705,15 +671,9 @@ mod tests {
         let l = zarr("file:///x/data.zip#mode=nczarr");
         assert_eq!(l.kind, StoreKind::Zip);
         assert_eq!(zarr("file:///x/data#mode=nczarr,zip").kind, StoreKind::Zip);
-        assert_eq!(
-            zarr("file:///x/data.zip#mode=nczarr,file").kind,
-            StoreKind::File
-        );
+        assert_eq!(zarr("file:///x/data.zip#mode=nczarr,file").kind, StoreKind::File);
         // the last storage named wins
-        assert_eq!(
-            zarr("file:///x/d#mode=nczarr,zip,file").kind,
-            StoreKind::File
-        );
+        assert_eq!(zarr("file:///x/d#mode=nczarr,zip,file").kind, StoreKind::File);
     }
 
     #[test]
@@ -725,10 +685,7 @@ mod tests {
             zarr("file://rel/x.zarr#mode=zarr").path,
             cwd.join("rel/x.zarr").to_str().unwrap()
         );
-        assert_eq!(
-            classify_with("file:///a%ff#mode=zarr", false, false),
-            Err(NcError::Url)
-        );
+        assert_eq!(classify_with("file:///a%ff#mode=zarr", false, false), Err(NcError::Url));
     }
 
     #[test]
@@ -748,10 +705,7 @@ mod tests {
         assert_eq!(zarr("gs3://bucket/key#mode=zarr").kind, StoreKind::S3);
         assert_eq!(zarr("s3://bucket#mode=zarr").path, "s3://bucket/");
         // s3: alone (no nczarr/zarr) is not a Zarr dataset
-        assert_eq!(
-            classify_with("s3://bucket/key", false, false),
-            Ok(Target::NotZarr)
-        );
+        assert_eq!(classify_with("s3://bucket/key", false, false), Ok(Target::NotZarr));
     }
 
     #[test]
@@ -778,14 +732,8 @@ mod tests {
             assert_eq!(classify_with(p, false, false), Err(NcError::Url), "{p}");
         }
         // not URL-shaped: a (missing) file name
-        assert_eq!(
-            classify_with("x:y#mode=zarr", false, false),
-            Ok(Target::NotZarr)
-        );
-        assert_eq!(
-            classify_with("/tmp/a://b", false, false),
-            Ok(Target::NotZarr)
-        );
+        assert_eq!(classify_with("x:y#mode=zarr", false, false), Ok(Target::NotZarr));
+        assert_eq!(classify_with("/tmp/a://b", false, false), Ok(Target::NotZarr));
     }
 
     #[test]
@@ -798,9 +746,7 @@ mod tests {
         for marker in ZARR_MARKERS {
             std::fs::write(z.join(marker), "{}").unwrap();
             let t = classify_with(&format!("{zs}/"), false, false).unwrap();
-            let Target::Zarr(l) = t else {
-                panic!("{marker}")
-            };
+            let Target::Zarr(l) = t else { panic!("{marker}") };
             assert_eq!(l.kind, StoreKind::File);
             assert_eq!(l.path, zs);
             assert!(!l.is_url);
@@ -816,14 +762,8 @@ mod tests {
         assert_eq!(l.mode, ["nczarr", "zip"]);
         let nc = dir.path().join("d.zip");
         std::fs::write(&nc, b"PK").unwrap();
-        assert_eq!(
-            classify_with(nc.to_str().unwrap(), false, false),
-            Ok(Target::NotZarr)
-        );
-        assert_eq!(
-            classify_with("/nonexistent/x.zarr", false, false),
-            Ok(Target::NotZarr)
-        );
+        assert_eq!(classify_with(nc.to_str().unwrap(), false, false), Ok(Target::NotZarr));
+        assert_eq!(classify_with("/nonexistent/x.zarr", false, false), Ok(Target::NotZarr));
     }
 
     #[test]
@@ -843,11 +783,7 @@ mod tests {
         };
         assert_eq!(
             l.path,
-            std::env::current_dir()
-                .unwrap()
-                .join("rel.zarr")
-                .to_str()
-                .unwrap()
+            std::env::current_dir().unwrap().join("rel.zarr").to_str().unwrap()
         );
         assert!(l.consolidated);
     }
@@ -911,10 +847,7 @@ mod tests {
                 basename: Some(String::new())
             }
         );
-        assert_eq!(
-            test_url_v410("file:///x/.zarr").basename.as_deref(),
-            Some(".zarr")
-        );
+        assert_eq!(test_url_v410("file:///x/.zarr").basename.as_deref(), Some(".zarr"));
         assert!(!test_url_v410("/tmp/x").is_url);
     }
 

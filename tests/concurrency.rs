@@ -2,7 +2,6 @@
 //! four readers on one dataset, with every value checked.
 
 use std::ffi::{CString, c_int};
-use std::ptr::null_mut;
 use std::thread;
 
 use netcdf::ffi::data::*;
@@ -64,6 +63,8 @@ fn writers_and_readers_in_parallel() {
     let dir = tempfile::tempdir().unwrap();
     let shared = url(dir.path(), "shared.zarr");
     write_dataset(&shared, 9);
+    let mut shared_ncid = 0;
+    unsafe { check(nc_open(shared.as_ptr(), 0, &mut shared_ncid)) };
     thread::scope(|s| {
         for w in 0..4 {
             let u = url(dir.path(), &format!("w{w}.zarr"));
@@ -75,8 +76,7 @@ fn writers_and_readers_in_parallel() {
             });
         }
         // Four readers of one dataset through one shared handle and their own handles.
-        let mut ncid = 0;
-        unsafe { check(nc_open(shared.as_ptr(), 0, &mut ncid)) };
+        let ncid = shared_ncid;
         for r in 0..4 {
             let shared = shared.clone();
             s.spawn(move || {
@@ -96,8 +96,6 @@ fn writers_and_readers_in_parallel() {
         s.spawn(move || {
             thread::sleep(std::time::Duration::from_millis(200));
         });
-        let _ = null_mut::<c_int>();
-        // The shared handle is closed by the main thread after the scope.
-        std::mem::forget(ncid);
     });
+    check(nc_close(shared_ncid));
 }

@@ -122,11 +122,7 @@ fn convert_all(from: NcType, src: &[u8], to: NcType, init: Vec<u8>) -> (i32, Vec
 
 #[test]
 fn matches_netcdf_c_4_10_1() {
-    let lines: Vec<Line> = TABLE
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(Line::new)
-        .collect();
+    let lines: Vec<Line> = TABLE.lines().filter(|l| !l.starts_with('#')).map(Line::new).collect();
     assert!(TABLE.starts_with("# netCDF type conversion reference, library 4.10.1"));
 
     // The inputs of each (source, destination) vector, in order.
@@ -138,10 +134,7 @@ fn matches_netcdf_c_4_10_1() {
             _ => continue,
         };
         let from = type_named(key.1);
-        inputs
-            .entry(key)
-            .or_default()
-            .extend(parse(from, l.get("in")));
+        inputs.entry(key).or_default().extend(parse(from, l.get("in")));
     }
 
     // Whole-vector results, keyed like `inputs`.
@@ -229,11 +222,7 @@ fn matches_netcdf_c_4_10_1() {
                         (rc, format(mem, &dst))
                     }
                 };
-                format!(
-                    "FILLGET file={} mem={} rc={rc} out={out}",
-                    file.name(),
-                    mem.name()
-                )
+                format!("FILLGET file={} mem={} rc={rc} out={out}", file.name(), mem.name())
             }
             "API" => api_line(l.get("name"), long),
             other => panic!("unknown line kind {other}"),
@@ -296,19 +285,12 @@ fn api_line(name: &str, long: NcType) -> String {
         "ubyte_fill_put_to_byte" => (conv(UByte, vec![255], Byte, Some(vec![255])).0, None),
         // `_long` is NC_INT64 on LP64: INT64_MAX comes back whole.
         "get_long_int64max" | "get_longlong_int64max" => {
-            let m = if name == "get_long_int64max" {
-                long
-            } else {
-                Int64
-            };
+            let m = if name == "get_long_int64max" { long } else { Int64 };
             assert_eq!(m, Int64, "this table was made on an LP64 machine");
             let (rc, out) = conv(Int64, i64::MAX.to_ne_bytes().to_vec(), m, None);
             (rc, Some(out))
         }
-        "put_long_int64max_to_int" => (
-            conv(long, i64::MAX.to_ne_bytes().to_vec(), Int, None).0,
-            None,
-        ),
+        "put_long_int64max_to_int" => (conv(long, i64::MAX.to_ne_bytes().to_vec(), Int, None).0, None),
         "get_uchar_from_char" | "put_uchar_to_char" => (compat(UByte, Char), None),
         "get_schar_from_char" | "put_schar_to_char" => (compat(Byte, Char), None),
         "get_text_from_byte" | "put_text_to_byte" => (compat(Char, Byte), None),

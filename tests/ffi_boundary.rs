@@ -45,7 +45,10 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_inq_path(id, null_mut(), null_mut()), NC_NOERR);
             assert_ne!(nc_set_fill(id, 0, n), NC_NOERR);
             assert_ne!(nc_set_var_chunk_cache(id, 0, 1, 1, 0.5), NC_NOERR);
-            assert_ne!(nc_get_var_chunk_cache(id, 0, null_mut(), null_mut(), null_mut()), NC_NOERR);
+            assert_ne!(
+                nc_get_var_chunk_cache(id, 0, null_mut(), null_mut(), null_mut()),
+                NC_NOERR
+            );
             assert_ne!(nc_def_dim(id, name, 1, n), NC_NOERR);
             assert_ne!(nc_inq_dimid(id, name, n), NC_NOERR);
             assert_ne!(nc_inq_dim(id, 0, null_mut(), null_mut()), NC_NOERR);
@@ -66,7 +69,10 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_inq_dimids(id, n, n, 1), NC_NOERR);
             assert_ne!(nc_inq_typeids(id, n, n), NC_NOERR);
             assert_ne!(nc_inq_typeid(id, name, n), NC_NOERR);
-            assert_ne!(nc_inq_user_type(id, 32, null_mut(), null_mut(), n, null_mut(), n), NC_NOERR);
+            assert_ne!(
+                nc_inq_user_type(id, 32, null_mut(), null_mut(), n, null_mut(), n),
+                NC_NOERR
+            );
             assert_ne!(nc_def_var(id, name, 4, 0, null(), n), NC_NOERR);
             assert_ne!(nc_inq_var(id, 0, null_mut(), n, n, n, n), NC_NOERR);
             assert_ne!(nc_inq_varid(id, name, n), NC_NOERR);
@@ -115,7 +121,10 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_get_var(id, 0, null_mut()), NC_NOERR);
             assert_ne!(nc_put_vara_double(id, 0, null(), null(), null()), NC_NOERR);
             assert_ne!(nc_get_vara_double(id, 0, null(), null(), null_mut()), NC_NOERR);
-            assert_ne!(nc_get_varm_string(id, 0, null(), null(), null(), null(), null_mut()), NC_NOERR);
+            assert_ne!(
+                nc_get_varm_string(id, 0, null(), null(), null(), null(), null_mut()),
+                NC_NOERR
+            );
         }
     }
 }
@@ -155,8 +164,14 @@ fn null_pointers_on_a_real_dataset() {
         assert_eq!(nc_put_vara_int(ncid, v, null(), null(), null()), -40);
         let start = [0usize];
         let count = [3usize];
-        assert_eq!(nc_put_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), null()), NC_EINVAL);
-        assert_eq!(nc_get_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), null_mut()), NC_EINVAL);
+        assert_eq!(
+            nc_put_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), null()),
+            NC_EINVAL
+        );
+        assert_eq!(
+            nc_get_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), null_mut()),
+            NC_EINVAL
+        );
         assert_eq!(nc_get_var1_int(ncid, v, null(), null_mut()), -40);
         assert_eq!(nc_get_var_string(ncid, v, null_mut()), -45);
         assert_eq!(nc_free_string(2, null_mut()), NC_EINVAL);

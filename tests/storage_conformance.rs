@@ -32,14 +32,8 @@ mod conformance {
     pub fn round_trip(s: &dyn Store) {
         let data: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
         s.put(&k("x/y/0.0"), &data).unwrap();
-        assert_eq!(
-            s.get(&k("x/y/0.0"), 10_000).unwrap().as_deref(),
-            Some(&data[..])
-        );
-        assert_eq!(
-            s.get(&k("/x/y/0.0"), u64::MAX).unwrap().as_deref(),
-            Some(&data[..])
-        );
+        assert_eq!(s.get(&k("x/y/0.0"), 10_000).unwrap().as_deref(), Some(&data[..]));
+        assert_eq!(s.get(&k("/x/y/0.0"), u64::MAX).unwrap().as_deref(), Some(&data[..]));
         assert_eq!(s.len(&k("x/y/0.0")), Ok(Some(10_000)));
         // A prefix is not an object.
         assert_eq!(s.get(&k("x/y"), 100), Ok(None));
@@ -47,13 +41,9 @@ mod conformance {
     }
 
     pub fn overwrite(s: &dyn Store) {
-        s.put(&k(".zattrs"), b"{\"a\": 1, \"long\": \"value\"}")
-            .unwrap();
+        s.put(&k(".zattrs"), b"{\"a\": 1, \"long\": \"value\"}").unwrap();
         s.put(&k(".zattrs"), b"{}").unwrap();
-        assert_eq!(
-            s.get(&k(".zattrs"), 100).unwrap().as_deref(),
-            Some(&b"{}"[..])
-        );
+        assert_eq!(s.get(&k(".zattrs"), 100).unwrap().as_deref(), Some(&b"{}"[..]));
         assert_eq!(s.len(&k(".zattrs")), Ok(Some(2)));
         s.put(&k(".zattrs"), &[7u8; 5000]).unwrap();
         assert_eq!(s.get(&k(".zattrs"), 5000).unwrap(), Some(vec![7u8; 5000]));
@@ -64,10 +54,7 @@ mod conformance {
         s.put(&k("big"), &vec![1u8; 1 << 20]).unwrap();
         assert_eq!(s.get(&k("big"), 10), Err(NcError::NcZarr));
         assert_eq!(s.get(&k("big"), (1 << 20) - 1), Err(NcError::NcZarr));
-        assert_eq!(
-            s.get(&k("big"), 1 << 20).unwrap().map(|v| v.len()),
-            Some(1 << 20)
-        );
+        assert_eq!(s.get(&k("big"), 1 << 20).unwrap().map(|v| v.len()), Some(1 << 20));
         s.put(&k("small"), b"abc").unwrap();
         assert_eq!(s.get(&k("small"), 0), Err(NcError::NcZarr));
         assert_eq!(s.get(&k("small"), 3).unwrap().as_deref(), Some(&b"abc"[..]));
@@ -104,20 +91,14 @@ mod conformance {
         ] {
             s.put(&k(key), b"{}").unwrap();
         }
-        assert_eq!(
-            s.list(&Key::root()).unwrap(),
-            vec![".zattrs", ".zgroup", "g", "h.x"]
-        );
+        assert_eq!(s.list(&Key::root()).unwrap(), vec![".zattrs", ".zgroup", "g", "h.x"]);
         assert_eq!(s.list(&k("g")).unwrap(), vec![".zgroup", "v", "w"]);
         assert_eq!(s.list(&k("/g/v")).unwrap(), vec![".zarray", "0.0", "0.1"]);
         assert_eq!(s.list(&k("g/w")).unwrap(), vec![".zarray"]);
         // An object has no children; a missing prefix is empty.
         assert_eq!(s.list(&k("g/v/0.0")).unwrap(), Vec::<String>::new());
         assert_eq!(s.list(&k("missing")).unwrap(), Vec::<String>::new());
-        assert_eq!(
-            s.list(&k("missing/deeper/still")).unwrap(),
-            Vec::<String>::new()
-        );
+        assert_eq!(s.list(&k("missing/deeper/still")).unwrap(), Vec::<String>::new());
         assert_eq!(s.list(&k("h.x/y")).unwrap(), Vec::<String>::new());
     }
 
@@ -126,10 +107,7 @@ mod conformance {
         for key in ["a/x", "a.b", "a0", "a-", "a/y/z", "b"] {
             s.put(&k(key), b"1").unwrap();
         }
-        assert_eq!(
-            s.list(&Key::root()).unwrap(),
-            vec!["a", "a-", "a.b", "a0", "b"]
-        );
+        assert_eq!(s.list(&Key::root()).unwrap(), vec!["a", "a-", "a.b", "a0", "b"]);
         assert_eq!(s.list(&k("a")).unwrap(), vec!["x", "y"]);
     }
 
@@ -150,10 +128,7 @@ mod conformance {
         assert_eq!(s.get(&k("g/v/0.1"), 10), Ok(None));
         assert_eq!(s.list(&k("g")).unwrap(), Vec::<String>::new());
         assert_eq!(s.list(&Key::root()).unwrap(), vec!["g.zattrs", "gg"]);
-        assert_eq!(
-            s.get(&k("gg/.zgroup"), 10).unwrap().as_deref(),
-            Some(&b"data"[..])
-        );
+        assert_eq!(s.get(&k("gg/.zgroup"), 10).unwrap().as_deref(), Some(&b"data"[..]));
         // Deleting the last object below a prefix leaves no empty "directory".
         s.put(&k("x/y/z/obj"), b"1").unwrap();
         s.delete(&k("x/y/z/obj")).unwrap();
@@ -172,34 +147,14 @@ mod conformance {
         assert_eq!(s.get(&k(deep), 10).unwrap().as_deref(), Some(&b"deep"[..]));
         let segs: Vec<&str> = deep.split('/').collect();
         for i in 0..segs.len() {
-            let prefix = if i == 0 {
-                Key::root()
-            } else {
-                k(&segs[..i].join("/"))
-            };
+            let prefix = if i == 0 { Key::root() } else { k(&segs[..i].join("/")) };
             assert_eq!(s.list(&prefix).unwrap(), vec![segs[i]], "list {:?}", prefix);
         }
-        for key in [
-            "..a",
-            "...",
-            ".a.",
-            "a..b",
-            "-",
-            "with space",
-            "ünïcödé",
-            "0",
-        ] {
+        for key in ["..a", "...", ".a.", "a..b", "-", "with space", "ünïcödé", "0"] {
             s.put(&k(key), key.as_bytes()).unwrap();
-            assert_eq!(
-                s.get(&k(key), 100).unwrap().as_deref(),
-                Some(key.as_bytes())
-            );
+            assert_eq!(s.get(&k(key), 100).unwrap().as_deref(), Some(key.as_bytes()));
         }
-        assert!(
-            s.list(&Key::root())
-                .unwrap()
-                .contains(&"ünïcödé".to_string())
-        );
+        assert!(s.list(&Key::root()).unwrap().contains(&"ünïcödé".to_string()));
     }
 
     pub fn empty_object(s: &dyn Store) {
@@ -360,8 +315,7 @@ fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) 
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(secs))
-        .expect("operation blocked")
+    rx.recv_timeout(Duration::from_secs(secs)).expect("operation blocked")
 }
 
 fn tmp_leftovers(dir: &Path) -> Vec<String> {
@@ -386,28 +340,14 @@ fn file_fifo_is_an_error_without_blocking() {
     for name in ["fifo", "link"] {
         let s = store.clone();
         let r = within(10, move || {
-            (
-                s.get(&k(name), 100),
-                s.get_range(&k(name), 0, 1),
-                s.len(&k(name)),
-            )
+            (s.get(&k(name), 100), s.get_range(&k(name), 0, 1), s.len(&k(name)))
         });
-        assert_eq!(
-            r,
-            (
-                Err(NcError::NcZarr),
-                Err(NcError::NcZarr),
-                Err(NcError::NcZarr)
-            )
-        );
+        assert_eq!(r, (Err(NcError::NcZarr), Err(NcError::NcZarr), Err(NcError::NcZarr)));
     }
     assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
     // Writing replaces the FIFO with an object.
     store.put(&k("fifo"), b"now a file").unwrap();
-    assert_eq!(
-        store.get(&k("fifo"), 100).unwrap().as_deref(),
-        Some(&b"now a file"[..])
-    );
+    assert_eq!(store.get(&k("fifo"), 100).unwrap().as_deref(), Some(&b"now a file"[..]));
 }
 
 #[test]
@@ -427,28 +367,14 @@ fn file_symlink_read_follows_write_replaces() {
     fs::write(&target, b"target").unwrap();
     let link = store.root().join("obj");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    assert_eq!(
-        store.get(&k("obj"), 100).unwrap().as_deref(),
-        Some(&b"target"[..])
-    );
-    assert_eq!(
-        store.get_range(&k("obj"), 2, 3).unwrap().as_deref(),
-        Some(&b"rge"[..])
-    );
+    assert_eq!(store.get(&k("obj"), 100).unwrap().as_deref(), Some(&b"target"[..]));
+    assert_eq!(store.get_range(&k("obj"), 2, 3).unwrap().as_deref(), Some(&b"rge"[..]));
     assert_eq!(store.len(&k("obj")), Ok(Some(6)));
     assert_eq!(store.list(&Key::root()).unwrap(), vec!["obj"]);
 
     store.put(&k("obj"), b"replaced").unwrap();
-    assert_eq!(
-        store.get(&k("obj"), 100).unwrap().as_deref(),
-        Some(&b"replaced"[..])
-    );
-    assert!(
-        !fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert_eq!(store.get(&k("obj"), 100).unwrap().as_deref(), Some(&b"replaced"[..]));
+    assert!(!fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read(&target).unwrap(), b"target");
 
     // Deleting a link removes the link, not its target.
@@ -474,10 +400,7 @@ fn file_dangling_symlink_is_absent() {
     assert_eq!(store.len(&k("dangling")), Ok(None));
     assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
     store.put(&k("dangling"), b"x").unwrap();
-    assert_eq!(
-        store.get(&k("dangling"), 100).unwrap().as_deref(),
-        Some(&b"x"[..])
-    );
+    assert_eq!(store.get(&k("dangling"), 100).unwrap().as_deref(), Some(&b"x"[..]));
     assert!(!dir.path().join("nowhere").exists());
 }
 
@@ -494,14 +417,8 @@ fn file_huge_sparse_object_is_refused_before_reading() {
     drop(f);
     assert_eq!(store.get(&k("huge"), 1 << 20), Err(NcError::NcZarr));
     assert_eq!(store.len(&k("huge")), Ok(Some(size)));
-    assert_eq!(
-        store.get_range(&k("huge"), size - 10, 10),
-        Ok(Some(vec![0; 10]))
-    );
-    assert_eq!(
-        store.get_range(&k("huge"), size - 10, 11),
-        Err(NcError::NcZarr)
-    );
+    assert_eq!(store.get_range(&k("huge"), size - 10, 10), Ok(Some(vec![0; 10])));
+    assert_eq!(store.get_range(&k("huge"), size - 10, 11), Err(NcError::NcZarr));
 }
 
 #[test]
@@ -511,10 +428,7 @@ fn file_failed_put_keeps_old_object_and_no_temp_file() {
     store.put(&k("d/x"), b"x").unwrap();
     assert_eq!(store.put(&k("d"), b"data"), Err(NcError::Object));
     assert_eq!(tmp_leftovers(store.root()), Vec::<String>::new());
-    assert_eq!(
-        store.get(&k("d/x"), 10).unwrap().as_deref(),
-        Some(&b"x"[..])
-    );
+    assert_eq!(store.get(&k("d/x"), 10).unwrap().as_deref(), Some(&b"x"[..]));
 }
 
 #[test]
@@ -537,10 +451,7 @@ fn file_put_in_read_only_directory_keeps_old_object() {
     fs::set_permissions(&gdir, fs::Permissions::from_mode(0o700)).unwrap();
     assert_eq!(r, Err(NcError::Auth));
     assert_eq!(d, Err(NcError::Auth));
-    assert_eq!(
-        store.get(&k("g/obj"), 10).unwrap().as_deref(),
-        Some(&b"old"[..])
-    );
+    assert_eq!(store.get(&k("g/obj"), 10).unwrap().as_deref(), Some(&b"old"[..]));
     assert_eq!(tmp_leftovers(&gdir), Vec::<String>::new());
 }
 
@@ -549,16 +460,8 @@ fn file_permissions_follow_netcdf_c() {
     use std::os::unix::fs::PermissionsExt;
     let (store, _dir) = new_file_store();
     store.put(&k("a/b/c"), b"x").unwrap();
-    let file_mode = fs::metadata(store.root().join("a/b/c"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o7777;
-    let dir_mode = fs::metadata(store.root().join("a/b"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o7777;
+    let file_mode = fs::metadata(store.root().join("a/b/c")).unwrap().permissions().mode() & 0o7777;
+    let dir_mode = fs::metadata(store.root().join("a/b")).unwrap().permissions().mode() & 0o7777;
     assert_eq!(file_mode & !0o660, 0, "file mode {file_mode:o}");
     assert_eq!(dir_mode & !0o770, 0, "dir mode {dir_mode:o}");
     assert_ne!(file_mode & 0o600, 0);
@@ -571,11 +474,7 @@ fn file_list_hides_temp_files_and_odd_names() {
     let (store, _dir) = new_file_store();
     store.put(&k("real"), b"x").unwrap();
     fs::write(store.root().join(".nczarr-tmp.1.2"), b"partial").unwrap();
-    fs::write(
-        store.root().join(std::ffi::OsStr::from_bytes(b"bad\xff")),
-        b"x",
-    )
-    .unwrap();
+    fs::write(store.root().join(std::ffi::OsStr::from_bytes(b"bad\xff")), b"x").unwrap();
     fs::write(store.root().join("back\\slash"), b"x").unwrap();
     assert_eq!(store.list(&Key::root()).unwrap(), vec!["real"]);
     // Our temporary names are not keys.
@@ -591,17 +490,11 @@ fn file_create_noclobber() {
         .unwrap()
         .put(&k(".zgroup"), b"{}")
         .unwrap();
-    assert_eq!(
-        FileStore::create(&root, true).map(|_| ()),
-        Err(NcError::Exist)
-    );
+    assert_eq!(FileStore::create(&root, true).map(|_| ()), Err(NcError::Exist));
     assert_eq!(fs::read(root.join(".zgroup")).unwrap(), b"{}");
     let file = dir.path().join("plain");
     fs::write(&file, b"x").unwrap();
-    assert_eq!(
-        FileStore::create(&file, true).map(|_| ()),
-        Err(NcError::Exist)
-    );
+    assert_eq!(FileStore::create(&file, true).map(|_| ()), Err(NcError::Exist));
     assert_eq!(fs::read(&file).unwrap(), b"x");
 }
 
@@ -612,10 +505,7 @@ fn file_create_refuses_unrelated_directory() {
     fs::create_dir_all(root.join("sub")).unwrap();
     fs::write(root.join("thesis.tex"), b"years of work").unwrap();
     fs::write(root.join("sub/data"), b"more").unwrap();
-    assert_eq!(
-        FileStore::create(&root, false).map(|_| ()),
-        Err(NcError::Exist)
-    );
+    assert_eq!(FileStore::create(&root, false).map(|_| ()), Err(NcError::Exist));
     assert_eq!(fs::read(root.join("thesis.tex")).unwrap(), b"years of work");
     assert_eq!(fs::read(root.join("sub/data")).unwrap(), b"more");
 }
@@ -648,11 +538,7 @@ fn file_create_replaces_old_dataset() {
         fs::write(r.join(marker), b"{}").unwrap();
         fs::write(r.join("other"), b"x").unwrap();
         let s = FileStore::create(&r, false).unwrap();
-        assert_eq!(
-            s.list(&Key::root()).unwrap(),
-            Vec::<String>::new(),
-            "{marker}"
-        );
+        assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new(), "{marker}");
     }
 }
 
@@ -662,10 +548,7 @@ fn file_create_replaces_file_link_and_empty_dir() {
     // A regular file.
     let f = dir.path().join("was_file");
     fs::write(&f, b"x").unwrap();
-    FileStore::create(&f, false)
-        .unwrap()
-        .put(&k("a"), b"1")
-        .unwrap();
+    FileStore::create(&f, false).unwrap().put(&k("a"), b"1").unwrap();
     assert!(fs::metadata(&f).unwrap().is_dir());
     // A link to a non-Zarr directory: the link goes, the directory stays.
     let target = dir.path().join("target");
@@ -692,10 +575,7 @@ fn file_open() {
     );
     let file = dir.path().join("file");
     fs::write(&file, b"CDF\x01").unwrap();
-    assert_eq!(
-        FileStore::open(&file, false).map(|_| ()),
-        Err(NcError::NotNc)
-    );
+    assert_eq!(FileStore::open(&file, false).map(|_| ()), Err(NcError::NotNc));
 
     let root = dir.path().join("ds.zarr");
     FileStore::create(&root, true)
@@ -704,16 +584,10 @@ fn file_open() {
         .unwrap();
     let ro = FileStore::open(&root, false).unwrap();
     assert_eq!(ro.root(), root.as_path());
-    assert_eq!(
-        ro.get(&k(".zgroup"), 10).unwrap().as_deref(),
-        Some(&b"{}"[..])
-    );
+    assert_eq!(ro.get(&k(".zgroup"), 10).unwrap().as_deref(), Some(&b"{}"[..]));
     assert_eq!(ro.put(&k(".zgroup"), b"x"), Err(NcError::Perm));
     assert_eq!(ro.delete(&k(".zgroup")), Err(NcError::Perm));
-    assert_eq!(
-        ro.get(&k(".zgroup"), 10).unwrap().as_deref(),
-        Some(&b"{}"[..])
-    );
+    assert_eq!(ro.get(&k(".zgroup"), 10).unwrap().as_deref(), Some(&b"{}"[..]));
     ro.flush().unwrap();
 
     let rw = FileStore::open(&root, true).unwrap();
@@ -725,10 +599,7 @@ fn file_open() {
     let link = dir.path().join("link.zarr");
     std::os::unix::fs::symlink(&root, &link).unwrap();
     assert_eq!(
-        FileStore::open(&link, false)
-            .unwrap()
-            .list(&k("v"))
-            .unwrap(),
+        FileStore::open(&link, false).unwrap().list(&k("v")).unwrap(),
         vec![".zarray"]
     );
 }
@@ -756,10 +627,7 @@ fn key_validation() {
     assert!(Key::new("").unwrap().is_root());
     assert!(Key::new("/").unwrap().is_root());
     assert_eq!(
-        Key::new("a.b/..c/.d")
-            .unwrap()
-            .segments()
-            .collect::<Vec<_>>(),
+        Key::new("a.b/..c/.d").unwrap().segments().collect::<Vec<_>>(),
         ["a.b", "..c", ".d"]
     );
     assert_eq!(k("a").join(".."), Err(NcError::Inval));

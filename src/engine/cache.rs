@@ -16,9 +16,7 @@ impl ChunkData {
     pub fn byte_size(&self) -> usize {
         match self {
             ChunkData::Bytes(b) => b.len(),
-            ChunkData::Strings(s) => {
-                s.iter().map(|x| x.as_ref().map_or(0, Vec::len) + 24).sum::<usize>()
-            }
+            ChunkData::Strings(s) => s.iter().map(|x| x.as_ref().map_or(0, Vec::len) + 24).sum::<usize>(),
         }
     }
 }
@@ -97,7 +95,14 @@ impl ChunkCache {
         self.tick += 1;
         self.used += sz;
         self.lru.insert(self.tick, key.clone());
-        self.entries.insert(key, Entry { data, dirty, tick: self.tick });
+        self.entries.insert(
+            key,
+            Entry {
+                data,
+                dirty,
+                tick: self.tick,
+            },
+        );
         self.evict()
     }
 

@@ -157,7 +157,11 @@ impl ChunkSpec {
                             .chunks_exact(4)
                             .map(|u| {
                                 let a = [u[0], u[1], u[2], u[3]];
-                                if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+                                if big {
+                                    u32::from_be_bytes(a)
+                                } else {
+                                    u32::from_le_bytes(a)
+                                }
                             })
                             .take_while(|&u| u != 0)
                             .map(|u| char::from_u32(u).unwrap_or('\u{fffd}'))
@@ -270,7 +274,12 @@ fn segments(start: usize, count: usize, stride: usize, chunk: usize) -> Vec<Seg>
         let end = (c + 1) * chunk; // first position past this chunk
         // number of k with start + k*stride < end
         let kn = ((end - 1 - start) / stride + 1).min(count) - k;
-        out.push(Seg { c: c as u64, k0: k, kn, j0: pos - c * chunk });
+        out.push(Seg {
+            c: c as u64,
+            k0: k,
+            kn,
+            j0: pos - c * chunk,
+        });
         k += kn;
     }
     out
@@ -295,12 +304,16 @@ fn selection(
 ) -> NcResult<Selection> {
     if var.is_scalar() {
         // netcdf-c ignores start/count for scalars beyond their being in range.
-        if let Some(&s) = start.first() {
-            if s > 0 {
-                return Err(NcError::InvalCoords);
-            }
+        if start.first().is_some_and(|&s| s > 0) {
+            return Err(NcError::InvalCoords);
         }
-        return Ok(Selection { start: vec![0], count: vec![1], stride: vec![1], chunk: vec![1], total: 1 });
+        return Ok(Selection {
+            start: vec![0],
+            count: vec![1],
+            stride: vec![1],
+            chunk: vec![1],
+            total: 1,
+        });
     }
     let n = var.dimids.len();
     if start.len() < n || count.len() < n {
@@ -329,13 +342,19 @@ fn selection(
                 return Err(NcError::InvalCoords);
             }
             if c > 0 {
-                let last = (c - 1).checked_mul(st[d]).and_then(|x| x.checked_add(s)).ok_or(NcError::Edge)?;
+                let last = (c - 1)
+                    .checked_mul(st[d])
+                    .and_then(|x| x.checked_add(s))
+                    .ok_or(NcError::Edge)?;
                 if last >= dim.len {
                     return Err(NcError::Edge);
                 }
             }
         } else if c > 0 {
-            (c - 1).checked_mul(st[d]).and_then(|x| x.checked_add(s)).ok_or(NcError::Edge)?;
+            (c - 1)
+                .checked_mul(st[d])
+                .and_then(|x| x.checked_add(s))
+                .ok_or(NcError::Edge)?;
         }
         total = total.checked_mul(c).ok_or(NcError::Edge)?;
     }
@@ -376,9 +395,20 @@ fn for_each_chunk(sel: &Selection, mut f: impl FnMut(Vec<u64>, Vec<Seg>) -> NcRe
     }
 }
 
-/// Call `run(out_elem, chunk_elem, len, chunk_step)` for every run of the
-/// selection inside one chunk; runs follow the last dimension.
-fn for_each_run(sel: &Selection, segs: &[Seg], mut run: impl FnMut(usize, usize, usize, usize) -> NcResult<()>) -> NcResult<()> {
+/// One contiguous stretch of the selection inside a chunk: `len` elements
+/// starting at element `out` of caller memory (consecutive) and at element
+/// `chunk` of the chunk (every `step`-th).
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    out: usize,
+    chunk: usize,
+    len: usize,
+    step: usize,
+}
+
+/// Call `run` for every run of the selection inside one chunk; runs follow
+/// the last dimension.
+fn for_each_run(sel: &Selection, segs: &[Seg], mut run: impl FnMut(Run) -> NcResult<()>) -> NcResult<()> {
     let n = segs.len();
     // Output strides (C order over count) and chunk strides (C order over chunk shape).
     let mut ostr = vec![1usize; n];
@@ -398,7 +428,12 @@ fn for_each_run(sel: &Selection, segs: &[Seg], mut run: impl FnMut(usize, usize,
         }
         o += segs[last].k0;
         c += segs[last].j0;
-        run(o, c, segs[last].kn, sel.stride[last])?;
+        run(Run {
+            out: o,
+            chunk: c,
+            len: segs[last].kn,
+            step: sel.stride[last],
+        })?;
         let mut d = last;
         loop {
             if d == 0 {
@@ -425,16 +460,13 @@ fn check_types(mem: NcType, file: NcType) -> NcResult<()> {
 }
 
 /// Copy one run from a decoded chunk to caller memory, converting types.
-fn copy_out(
-    chunk: &ChunkData,
-    ft: NcType,
-    out: &mut MemOut<'_>,
-    o: usize,
-    c: usize,
-    len: usize,
-    step: usize,
-    scratch: &mut Vec<u8>,
-) -> NcResult<()> {
+fn copy_out(chunk: &ChunkData, ft: NcType, out: &mut MemOut<'_>, r: Run, scratch: &mut Vec<u8>) -> NcResult<()> {
+    let Run {
+        out: o,
+        chunk: c,
+        len,
+        step,
+    } = r;
     match (chunk, out) {
         (ChunkData::Bytes(b), MemOut::Num { ty, data }) => {
             let fs = ft.size();
@@ -461,16 +493,13 @@ fn copy_out(
     }
 }
 
-fn copy_in(
-    src: &MemIn<'_>,
-    chunk: &mut ChunkData,
-    ft: NcType,
-    o: usize,
-    c: usize,
-    len: usize,
-    step: usize,
-    scratch: &mut Vec<u8>,
-) -> NcResult<()> {
+fn copy_in(src: &MemIn<'_>, chunk: &mut ChunkData, ft: NcType, r: Run, scratch: &mut Vec<u8>) -> NcResult<()> {
+    let Run {
+        out: o,
+        chunk: c,
+        len,
+        step,
+    } = r;
     match (src, chunk) {
         (MemIn::Num { ty, data }, ChunkData::Bytes(b)) => {
             let fs = ft.size();
@@ -558,7 +587,11 @@ pub fn get_vars(
         let batch = &work[i..(i + per_batch).min(work.len())];
         i += batch.len();
         // Decode missing chunks in parallel.
-        let missing: Vec<&Vec<u64>> = batch.iter().map(|(k, _)| k).filter(|k| !var.cache.contains(k)).collect();
+        let missing: Vec<&Vec<u64>> = batch
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| !var.cache.contains(k))
+            .collect();
         let loaded: Vec<NcResult<ChunkData>> = if missing.len() > 1 {
             POOL.install(|| missing.par_iter().map(|k| spec.load(store.as_ref(), k)).collect())
         } else {
@@ -598,7 +631,7 @@ fn copy_runs_out(
     scratch: &mut Vec<u8>,
 ) -> NcResult<()> {
     let mut range_err = false;
-    for_each_run(sel, segs, |o, c, len, step| match copy_out(data, ft, out, o, c, len, step, scratch) {
+    for_each_run(sel, segs, |r| match copy_out(data, ft, out, r, scratch) {
         Err(NcError::Range) => {
             range_err = true;
             Ok(())
@@ -661,12 +694,23 @@ pub fn put_vars(
     // rather than silently cut.
     if let MemIn::Str(s) = &src {
         let explicit = ds.settle_string_width(grp, varid);
-        let longest = s[..sel.total].iter().map(|x| x.as_ref().map_or(0, Vec::len)).max().unwrap_or(0);
+        let longest = s[..sel.total]
+            .iter()
+            .map(|x| x.as_ref().map_or(0, Vec::len))
+            .max()
+            .unwrap_or(0);
         let var = ds.var_mut(grp, varid)?;
-        if let (StringLayout::Fixed(n), false) = (var.string_layout, explicit) {
-            if longest > n {
+        if let (StringLayout::Fixed(n), false) = (var.string_layout, explicit)
+            && longest > n
+        {
+            {
                 if var.chunks_on_disk {
-                    crate::nclog!(Level::Error, "string of {} bytes exceeds the variable's stored width {}", longest, n);
+                    crate::nclog!(
+                        Level::Error,
+                        "string of {} bytes exceeds the variable's stored width {}",
+                        longest,
+                        n
+                    );
                     return Err(NcError::Range);
                 }
                 var.string_layout = StringLayout::Fixed(longest);
@@ -717,8 +761,8 @@ pub fn put_vars(
         } else {
             spec.load(store.as_ref(), &idx)?
         };
-        let r = for_each_run(&sel, &segs, |o, c, len, step| {
-            match copy_in(&src, &mut data, ft, o, c, len, step, &mut scratch) {
+        let r = for_each_run(&sel, &segs, |run| {
+            match copy_in(&src, &mut data, ft, run, &mut scratch) {
                 Err(NcError::Range) => {
                     range_err = true;
                     Ok(())
@@ -823,6 +867,23 @@ pub fn gather_map<T: Clone>(src: &[T], count: &[usize], imap: &[usize], contig: 
     }
 }
 
+/// nc_set_var_chunk_cache: resize one variable's cache, writing out what it evicts.
+pub fn set_var_cache(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    size: usize,
+    nelems: usize,
+    preemption: f32,
+) -> NcResult<()> {
+    let store = ds.store.clone();
+    let spec = ChunkSpec::of(ds, grp, ds.var(grp, varid)?);
+    let var = ds.var_mut(grp, varid)?;
+    let ev = var.cache.resize(size, nelems, preemption);
+    var.chunks_on_disk |= ev.iter().any(|e| e.2);
+    write_evicted(&spec, store.as_ref(), ev)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -834,7 +895,10 @@ mod tests {
         assert_eq!((s[0].c, s[0].k0, s[0].kn, s[0].j0), (0, 0, 1, 3));
         assert_eq!((s[1].c, s[1].k0, s[1].kn, s[1].j0), (1, 1, 4, 0));
         let s = segments(1, 4, 3, 4); // positions 1,4,7,10
-        assert_eq!(s.iter().map(|x| (x.c, x.kn, x.j0)).collect::<Vec<_>>(), vec![(0, 1, 1), (1, 2, 0), (2, 1, 2)]);
+        assert_eq!(
+            s.iter().map(|x| (x.c, x.kn, x.j0)).collect::<Vec<_>>(),
+            vec![(0, 1, 1), (1, 2, 0), (2, 1, 2)]
+        );
     }
 
     #[test]
@@ -844,14 +908,4 @@ mod tests {
         assert_eq!(transpose(&f, &[2, 3, 4], 1, true), data);
         assert_eq!(&f[..4], &[0, 12, 4, 16]);
     }
-}
-
-/// nc_set_var_chunk_cache: resize one variable's cache, writing out what it evicts.
-pub fn set_var_cache(ds: &mut Dataset, grp: usize, varid: i32, size: usize, nelems: usize, preemption: f32) -> NcResult<()> {
-    let store = ds.store.clone();
-    let spec = ChunkSpec::of(ds, grp, ds.var(grp, varid)?);
-    let var = ds.var_mut(grp, varid)?;
-    let ev = var.cache.resize(size, nelems, preemption);
-    var.chunks_on_disk |= ev.iter().any(|e| e.2);
-    write_evicted(&spec, store.as_ref(), ev)
 }

@@ -32,7 +32,13 @@ unsafe fn put_att_impl(
     // SAFETY: NUL-terminated or NULL.
     let name = unsafe { cstr(name) }?;
     // netcdf-c checks the type against the dataset's types: NC_EBADTYPID.
-    let ty = NcType::from_id(xtype).map_err(|_| if xtype <= 0 { NcError::BadType } else { NcError::BadTypId })?;
+    let ty = NcType::from_id(xtype).map_err(|_| {
+        if xtype <= 0 {
+            NcError::BadType
+        } else {
+            NcError::BadTypId
+        }
+    })?;
     let mem = mem.unwrap_or(ty);
     if len > MAX_ATT_LEN {
         return Err(NcError::Inval);
@@ -47,7 +53,11 @@ unsafe fn put_att_impl(
         let mut v = Vec::with_capacity(len);
         for &p in ptrs {
             // SAFETY: each is NULL or NUL-terminated.
-            v.push(if p.is_null() { Vec::new() } else { unsafe { cbytes(p) }?.to_vec() });
+            v.push(if p.is_null() {
+                Vec::new()
+            } else {
+                unsafe { cbytes(p) }?.to_vec()
+            });
         }
         AttValue::Strings(v)
     } else {
@@ -68,7 +78,13 @@ unsafe fn put_att_impl(
 }
 
 /// Read an attribute into memory type `mem` (None: the attribute's own type).
-unsafe fn get_att_impl(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, mem: Option<NcType>) -> NcResult<()> {
+unsafe fn get_att_impl(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    ip: *mut c_void,
+    mem: Option<NcType>,
+) -> NcResult<()> {
     // SAFETY: NUL-terminated or NULL.
     let name = unsafe { cstr(name) }?;
     let att: Att = handles::with(ncid, |ds, grp| Ok(api::att_lookup(ds, grp, varid, name)?.into_owned()))?;
@@ -76,7 +92,9 @@ unsafe fn get_att_impl(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut 
     match &att.value {
         AttValue::Strings(s) => {
             if mem != NcType::String {
-                return Err(convert::check_compatible(mem, NcType::String).err().unwrap_or(NcError::BadType));
+                return Err(convert::check_compatible(mem, NcType::String)
+                    .err()
+                    .unwrap_or(NcError::BadType));
             }
             // SAFETY: ip has room for one `char*` per value.
             let out = unsafe { slice_mut(ip.cast::<*mut c_char>(), s.len()) }?;
@@ -103,6 +121,9 @@ unsafe fn get_att_impl(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut 
 
 macro_rules! typed_att {
     ($put:ident, $get:ident, $t:ty, $nct:expr) => {
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $put(
             ncid: c_int,
@@ -116,6 +137,9 @@ macro_rules! typed_att {
             status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op.cast(), Some($nct)) })
         }
 
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $get(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut $t) -> c_int {
             // SAFETY: forwarded contract.
@@ -125,7 +149,11 @@ macro_rules! typed_att {
 }
 
 /// The memory type of C `long`.
-const LONG: NcType = if std::mem::size_of::<c_long>() == 8 { NcType::Int64 } else { NcType::Int };
+const LONG: NcType = if std::mem::size_of::<c_long>() == 8 {
+    NcType::Int64
+} else {
+    NcType::Int
+};
 
 typed_att!(nc_put_att_schar, nc_get_att_schar, i8, NcType::Byte);
 typed_att!(nc_put_att_uchar, nc_get_att_uchar, u8, NcType::UByte);
@@ -140,44 +168,105 @@ typed_att!(nc_put_att_uint, nc_get_att_uint, u32, NcType::UInt);
 typed_att!(nc_put_att_longlong, nc_get_att_longlong, i64, NcType::Int64);
 typed_att!(nc_put_att_ulonglong, nc_get_att_ulonglong, u64, NcType::UInt64);
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const c_char) -> c_int {
+pub unsafe extern "C" fn nc_put_att_text(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    len: usize,
+    op: *const c_char,
+) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe { put_att_impl(ncid, varid, name, NcType::Char.id(), len, op.cast(), Some(NcType::Char)) })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::Char)) })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const *const c_char) -> c_int {
+pub unsafe extern "C" fn nc_put_att_string(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    len: usize,
+    op: *const *const c_char,
+) -> c_int {
     // SAFETY: forwarded contract.
-    status(|| unsafe { put_att_impl(ncid, varid, name, NcType::String.id(), len, op.cast(), Some(NcType::String)) })
+    status(|| unsafe {
+        put_att_impl(
+            ncid,
+            varid,
+            name,
+            NcType::String.id(),
+            len,
+            op.cast(),
+            Some(NcType::String),
+        )
+    })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut *mut c_char) -> c_int {
+pub unsafe extern "C" fn nc_get_att_string(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    ip: *mut *mut c_char,
+) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::String)) })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: c_int, len: usize, op: *const c_void) -> c_int {
+pub unsafe extern "C" fn nc_put_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtype: c_int,
+    len: usize,
+    op: *const c_void,
+) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op, None) })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip, None) })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int, lenp: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtypep: *mut c_int,
+    lenp: *mut usize,
+) -> c_int {
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -193,18 +282,27 @@ pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_ch
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     status(|| {
@@ -223,12 +321,18 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let atts = ds.atts(grp, varid)?;
-            let a = usize::try_from(attnum).ok().and_then(|i| atts.get(i)).ok_or(NcError::NotAtt)?;
+            let a = usize::try_from(attnum)
+                .ok()
+                .and_then(|i| atts.get(i))
+                .ok_or(NcError::NotAtt)?;
             // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
             unsafe { put_name(name, &a.name) };
             Ok(())
@@ -236,8 +340,16 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
+pub unsafe extern "C" fn nc_rename_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    newname: *const c_char,
+) -> c_int {
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let (name, newname) = unsafe { (cstr(name)?, cstr(newname)?) };
@@ -245,6 +357,9 @@ pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     status(|| {
@@ -254,14 +369,25 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> c_int {
+pub unsafe extern "C" fn nc_copy_att(
+    ncid_in: c_int,
+    varid_in: c_int,
+    name: *const c_char,
+    ncid_out: c_int,
+    varid_out: c_int,
+) -> c_int {
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
         // Read first and release the source before locking the target (they
         // may be the same dataset).
         let att: Att = handles::with(ncid_in, |ds, grp| Ok(ds.att(grp, varid_in, name)?.clone()))?;
-        handles::with(ncid_out, |ds, grp| ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone()))
+        handles::with(ncid_out, |ds, grp| {
+            ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone())
+        })
     })
 }

@@ -162,11 +162,7 @@ pub unsafe extern "C" fn cdRel2Iso(
 /// `chartime` is NULL or a NUL-terminated string; `comptime` is NULL or
 /// valid for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cdChar2Comp(
-    timetype: c_int,
-    chartime: *const c_char,
-    comptime: *mut CdCompTime,
-) {
+pub unsafe extern "C" fn cdChar2Comp(timetype: c_int, chartime: *const c_char, comptime: *mut CdCompTime) {
     catch((), || {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let Ok(text) = (unsafe { cbytes(chartime) }) else {
@@ -251,19 +247,9 @@ mod tests {
         };
         let units = c"hours since 1990-01-01 06:00";
         // SAFETY: valid string and out-pointers.
-        let rc = unsafe {
-            cdParseRelunits(
-                cdtime::calendar::MIXED,
-                units.as_ptr(),
-                &mut unit,
-                &mut base,
-            )
-        };
+        let rc = unsafe { cdParseRelunits(cdtime::calendar::MIXED, units.as_ptr(), &mut unit, &mut base) };
         assert_eq!((rc, unit), (0, 2));
-        assert_eq!(
-            (base.year, base.month, base.day, base.hour),
-            (1990, 1, 1, 6.0)
-        );
+        assert_eq!((base.year, base.month, base.day, base.hour), (1990, 1, 1, 6.0));
         // SAFETY: NULL arguments are accepted.
         let rc = unsafe { cdParseRelunits(0, std::ptr::null(), &mut unit, &mut base) };
         assert_eq!(rc, 1);

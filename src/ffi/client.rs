@@ -52,10 +52,7 @@ pub unsafe extern "C" fn NC_shellUnescape(esc: *const c_char) -> *mut c_char {
 /// # Safety
 /// `srcpath` is NULL or a NUL-terminated string; `canonp` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn NCpathcanonical(
-    srcpath: *const c_char,
-    canonp: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn NCpathcanonical(srcpath: *const c_char, canonp: *mut *mut c_char) -> c_int {
     status(|| {
         if srcpath.is_null() {
             return Ok(());
@@ -117,11 +114,7 @@ pub unsafe extern "C" fn nc__testurl(path: *const c_char, basenamep: *mut *mut c
 /// `path` is NULL or a NUL-terminated string; `basenamep`/`isfilep` are NULL or
 /// writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn NC__testurl(
-    path: *const c_char,
-    basenamep: *mut *mut c_char,
-    isfilep: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn NC__testurl(path: *const c_char, basenamep: *mut *mut c_char, isfilep: *mut c_int) -> c_int {
     catch(0, || {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let t = match unsafe { cstr(path) } {
@@ -608,11 +601,7 @@ pub unsafe extern "C" fn nclistcontains(l: *mut NClist, e: *mut c_void) -> c_int
 /// `l` is NULL or a valid list whose non-NULL elements are NUL-terminated
 /// strings; `s` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nclistmatch(
-    l: *mut NClist,
-    s: *const c_char,
-    casesensitive: c_int,
-) -> c_int {
+pub unsafe extern "C" fn nclistmatch(l: *mut NClist, s: *const c_char, casesensitive: c_int) -> c_int {
     catch(0, || {
         // SAFETY: by the caller's contract.
         let (Some(list), Ok(want)) = (unsafe { l.as_ref() }, unsafe { cbytes(s) }) else {
@@ -770,11 +759,7 @@ fn dup_opt(s: Option<&str>) -> NcResult<*mut c_char> {
         None => Ok(ptr::null_mut()),
         Some(s) => {
             let p = malloc_cstring(s.as_bytes());
-            if p.is_null() {
-                Err(NcError::NoMem)
-            } else {
-                Ok(p)
-            }
+            if p.is_null() { Err(NcError::NoMem) } else { Ok(p) }
         }
     }
 }
@@ -1103,10 +1088,7 @@ pub unsafe extern "C" fn ncuribuild(
             }
             (uri_from_c(r), lossy(prefix), lossy(suffix))
         };
-        malloc_cstring(
-            uri.build(prefix.as_deref(), suffix.as_deref(), flags)
-                .as_bytes(),
-        )
+        malloc_cstring(uri.build(prefix.as_deref(), suffix.as_deref(), flags).as_bytes())
     })
 }
 
@@ -1114,21 +1096,11 @@ pub unsafe extern "C" fn ncuribuild(
 ///
 /// # Safety
 /// As those functions.
-unsafe fn set_fragment_key(
-    u: *mut NCURI,
-    key: *const c_char,
-    value: *const c_char,
-    append: bool,
-) -> NcResult<()> {
+unsafe fn set_fragment_key(u: *mut NCURI, key: *const c_char, value: *const c_char, append: bool) -> NcResult<()> {
     // SAFETY: by the caller's contract.
     let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
     // SAFETY: NULL or NUL-terminated by the caller's contract.
-    let (key, value) = unsafe {
-        (
-            lossy(key).ok_or(NcError::Inval)?,
-            lossy(value).unwrap_or_default(),
-        )
-    };
+    let (key, value) = unsafe { (lossy(key).ok_or(NcError::Inval)?, lossy(value).unwrap_or_default()) };
     // SAFETY: r is a valid NCURI.
     unsafe { ensure_fragment(r) }?;
     // SAFETY: r is a valid NCURI.
@@ -1155,11 +1127,7 @@ unsafe fn set_fragment_key(
 /// # Safety
 /// `u` is NULL or a valid NCURI; `key`/`value` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncuriappendfragmentkey(
-    u: *mut NCURI,
-    key: *const c_char,
-    value: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn ncuriappendfragmentkey(u: *mut NCURI, key: *const c_char, value: *const c_char) -> c_int {
     // SAFETY: forwarded caller contract.
     status(|| unsafe { set_fragment_key(u, key, value, true) })
 }
@@ -1170,11 +1138,7 @@ pub unsafe extern "C" fn ncuriappendfragmentkey(
 /// # Safety
 /// As [`ncuriappendfragmentkey`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncurisetfragmentkey(
-    u: *mut NCURI,
-    key: *const c_char,
-    value: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn ncurisetfragmentkey(u: *mut NCURI, key: *const c_char, value: *const c_char) -> c_int {
     // SAFETY: forwarded caller contract.
     status(|| unsafe { set_fragment_key(u, key, value, false) })
 }
@@ -1280,11 +1244,7 @@ pub unsafe extern "C" fn ncuriqueryparams(u: *mut NCURI) -> *const *const c_char
 ///
 /// # Safety
 /// `u` is NULL or a valid NCURI; `s` NULL or NUL-terminated.
-unsafe fn set_string(
-    u: *mut NCURI,
-    s: *const c_char,
-    pick: fn(&mut NCURI) -> &mut *mut c_char,
-) -> NcResult<()> {
+unsafe fn set_string(u: *mut NCURI, s: *const c_char, pick: fn(&mut NCURI) -> &mut *mut c_char) -> NcResult<()> {
     // SAFETY: by the caller's contract.
     let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
     // SAFETY: NULL or NUL-terminated; the field is NULL or malloc'd.
@@ -1432,10 +1392,7 @@ pub unsafe extern "C" fn ncuridecode(s: *const c_char) -> *mut c_char {
 /// # Safety
 /// `s` and `decodeset` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncuridecodepartial(
-    s: *const c_char,
-    decodeset: *const c_char,
-) -> *mut c_char {
+pub unsafe extern "C" fn ncuridecodepartial(s: *const c_char, decodeset: *const c_char) -> *mut c_char {
     catch(ptr::null_mut(), || {
         // SAFETY: NULL or NUL-terminated.
         let (Ok(b), Ok(set)) = (unsafe { cbytes(s) }, unsafe { cbytes(decodeset) }) else {
@@ -1453,16 +1410,11 @@ pub unsafe extern "C" fn ncuridecodepartial(
 /// # Safety
 /// `s` and `allowable` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncuriencodeonly(
-    s: *const c_char,
-    allowable: *const c_char,
-) -> *mut c_char {
+pub unsafe extern "C" fn ncuriencodeonly(s: *const c_char, allowable: *const c_char) -> *mut c_char {
     catch(ptr::null_mut(), || {
         // SAFETY: NULL or NUL-terminated.
         let (b, allow) = unsafe { (cbytes(s), cbytes(allowable).unwrap_or(b"")) };
-        b.map_or(ptr::null_mut(), |b| {
-            malloc_cstring(&uri::encode_bytes(b, allow))
-        })
+        b.map_or(ptr::null_mut(), |b| malloc_cstring(&uri::encode_bytes(b, allow)))
     })
 }
 
@@ -1626,10 +1578,7 @@ mod tests {
             assert!(r.host.is_null());
             assert_eq!(CStr::from_ptr(r.path).to_bytes(), b"/x/data.zarr");
             assert_eq!(CStr::from_ptr(r.fragment).to_bytes(), b"mode=nczarr,file");
-            assert_eq!(
-                CStr::from_ptr(*r.fraglist.add(1)).to_bytes(),
-                b"nczarr,file"
-            );
+            assert_eq!(CStr::from_ptr(*r.fraglist.add(1)).to_bytes(), b"nczarr,file");
             assert!((*r.fraglist.add(2)).is_null());
             let cache = CString::new("cache").unwrap();
             assert_eq!(ncuriappendfragmentkey(u, cache.as_ptr(), ptr::null()), 0);

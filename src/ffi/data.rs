@@ -25,6 +25,15 @@ enum Shape {
     Varm,
 }
 
+/// The selection pointers of one call, as the caller passed them.
+#[derive(Clone, Copy)]
+struct CArgs {
+    start: *const usize,
+    count: *const usize,
+    stride: *const isize,
+    imap: *const isize,
+}
+
 struct Request {
     start: Vec<usize>,
     count: Vec<usize>,
@@ -36,16 +45,13 @@ struct Request {
 /// Build the selection from the C arguments, with netcdf-c's NULL rules:
 /// a NULL start is NC_EINVALCOORDS, a NULL count means "to the end", NULL
 /// stride or map means contiguous.
-unsafe fn request(
-    ds: &Dataset,
-    grp: usize,
-    varid: c_int,
-    shape: Shape,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-) -> NcResult<Request> {
+unsafe fn request(ds: &Dataset, grp: usize, varid: c_int, shape: Shape, a: CArgs) -> NcResult<Request> {
+    let CArgs {
+        start: startp,
+        count: countp,
+        stride: stridep,
+        imap: imapp,
+    } = a;
     let var = ds.var(grp, varid)?;
     let n = var.dimids.len();
     let dims = ds.var_shape(var);
@@ -62,9 +68,7 @@ unsafe fn request(
     let count: Vec<usize> = match shape {
         Shape::Var => dims.clone(),
         Shape::Var1 => vec![1; n],
-        _ if countp.is_null() => {
-            dims.iter().zip(&start).map(|(&d, &s)| d.saturating_sub(s)).collect()
-        }
+        _ if countp.is_null() => dims.iter().zip(&start).map(|(&d, &s)| d.saturating_sub(s)).collect(),
         // SAFETY: countp holds n values.
         _ => unsafe { slice(countp, n) }?.to_vec(),
     };
@@ -80,12 +84,25 @@ unsafe fn request(
             // SAFETY: imapp holds n values.
             let m = unsafe { slice(imapp, n) }?;
             // Negative maps would address memory before the caller's pointer.
-            Some(m.iter().map(|&x| usize::try_from(x).map_err(|_| NcError::Inval)).collect::<NcResult<Vec<_>>>()?)
+            Some(
+                m.iter()
+                    .map(|&x| usize::try_from(x).map_err(|_| NcError::Inval))
+                    .collect::<NcResult<Vec<_>>>()?,
+            )
         }
         _ => None,
     };
-    let total = count.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).ok_or(NcError::Edge)?;
-    Ok(Request { start, count, stride, imap, total })
+    let total = count
+        .iter()
+        .try_fold(1usize, |a, &c| a.checked_mul(c))
+        .ok_or(NcError::Edge)?;
+    Ok(Request {
+        start,
+        count,
+        stride,
+        imap,
+        total,
+    })
 }
 
 /// Elements a mapped buffer spans.
@@ -96,7 +113,9 @@ fn map_extent(count: &[usize], imap: &[usize]) -> NcResult<usize> {
     count
         .iter()
         .zip(imap)
-        .try_fold(1usize, |a, (&c, &m)| (c - 1).checked_mul(m).and_then(|x| x.checked_add(a)))
+        .try_fold(1usize, |a, (&c, &m)| {
+            (c - 1).checked_mul(m).and_then(|x| x.checked_add(a))
+        })
         .ok_or(NcError::Inval)
 }
 
@@ -133,16 +152,13 @@ unsafe fn get_impl(
     ncid: c_int,
     varid: c_int,
     shape: Shape,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
+    a: CArgs,
     mem: Option<NcType>,
     ip: *mut c_void,
 ) -> NcResult<()> {
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
-        let req = unsafe { request(ds, grp, varid, shape, startp, countp, stridep, imapp) }?;
+        let req = unsafe { request(ds, grp, varid, shape, a) }?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
         if mt == NcType::String {
@@ -169,11 +185,27 @@ unsafe fn get_impl(
             None => {
                 // SAFETY: ip has room for total values of the memory type.
                 let out = unsafe { slice_mut(ip.cast::<u8>(), req.total * ms) }?;
-                engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Num { ty: mt, data: out })
+                engine::get_vars(
+                    ds,
+                    grp,
+                    varid,
+                    &req.start,
+                    &req.count,
+                    stride,
+                    MemOut::Num { ty: mt, data: out },
+                )
             }
             Some(m) => {
                 let mut tmp = vec![0u8; req.total * ms];
-                let r = engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Num { ty: mt, data: &mut tmp });
+                let r = engine::get_vars(
+                    ds,
+                    grp,
+                    varid,
+                    &req.start,
+                    &req.count,
+                    stride,
+                    MemOut::Num { ty: mt, data: &mut tmp },
+                );
                 if matches!(r, Ok(()) | Err(NcError::Range)) {
                     let extent = map_extent(&req.count, m)?;
                     // SAFETY: ip spans `extent` values as the map says.
@@ -190,16 +222,13 @@ unsafe fn put_impl(
     ncid: c_int,
     varid: c_int,
     shape: Shape,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
+    a: CArgs,
     mem: Option<NcType>,
     op: *const c_void,
 ) -> NcResult<()> {
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
-        let req = unsafe { request(ds, grp, varid, shape, startp, countp, stridep, imapp) }?;
+        let req = unsafe { request(ds, grp, varid, shape, a) }?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
         if mt == NcType::String {
@@ -212,7 +241,11 @@ unsafe fn put_impl(
             let mut all = Vec::with_capacity(extent);
             for &p in ptrs {
                 // SAFETY: each is NULL or NUL-terminated.
-                all.push(if p.is_null() { None } else { Some(unsafe { cbytes(p) }?.to_vec()) });
+                all.push(if p.is_null() {
+                    None
+                } else {
+                    Some(unsafe { cbytes(p) }?.to_vec())
+                });
             }
             let vals = match &req.imap {
                 Some(m) => {
@@ -229,7 +262,15 @@ unsafe fn put_impl(
             None => {
                 // SAFETY: op holds total values of the memory type.
                 let src = unsafe { slice(op.cast::<u8>(), req.total * ms) }?;
-                engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Num { ty: mt, data: src })
+                engine::put_vars(
+                    ds,
+                    grp,
+                    varid,
+                    &req.start,
+                    &req.count,
+                    stride,
+                    MemIn::Num { ty: mt, data: src },
+                )
             }
             Some(m) => {
                 let extent = map_extent(&req.count, m)?;
@@ -239,7 +280,15 @@ unsafe fn put_impl(
                 let mut work = src.to_vec();
                 map_bytes(&tmp.clone(), ms, &req.count, m, &mut work, false);
                 tmp.copy_from_slice(&work[..req.total * ms]);
-                engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Num { ty: mt, data: &tmp })
+                engine::put_vars(
+                    ds,
+                    grp,
+                    varid,
+                    &req.start,
+                    &req.count,
+                    stride,
+                    MemIn::Num { ty: mt, data: &tmp },
+                )
             }
         }
     })
@@ -252,36 +301,153 @@ macro_rules! data_family {
     ($tin:ty, $tout:ty, $mem:expr,
      $pv:ident, $gv:ident, $pv1:ident, $gv1:ident, $pva:ident, $gva:ident,
      $pvs:ident, $gvs:ident, $pvm:ident, $gvm:ident) => {
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: *const $tin) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { put_impl(ncid, varid, Shape::Var, NULL_SZ, NULL_SZ, NULL_PD, NULL_PD, $mem, op.cast()) })
+            status(|| unsafe {
+                put_impl(
+                    ncid,
+                    varid,
+                    Shape::Var,
+                    CArgs {
+                        start: NULL_SZ,
+                        count: NULL_SZ,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    op.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: *mut $tout) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { get_impl(ncid, varid, Shape::Var, NULL_SZ, NULL_SZ, NULL_PD, NULL_PD, $mem, ip.cast()) })
+            status(|| unsafe {
+                get_impl(
+                    ncid,
+                    varid,
+                    Shape::Var,
+                    CArgs {
+                        start: NULL_SZ,
+                        count: NULL_SZ,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    ip.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: *const $tin) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { put_impl(ncid, varid, Shape::Var1, indexp, NULL_SZ, NULL_PD, NULL_PD, $mem, op.cast()) })
+            status(|| unsafe {
+                put_impl(
+                    ncid,
+                    varid,
+                    Shape::Var1,
+                    CArgs {
+                        start: indexp,
+                        count: NULL_SZ,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    op.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut $tout) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { get_impl(ncid, varid, Shape::Var1, indexp, NULL_SZ, NULL_PD, NULL_PD, $mem, ip.cast()) })
+            status(|| unsafe {
+                get_impl(
+                    ncid,
+                    varid,
+                    Shape::Var1,
+                    CArgs {
+                        start: indexp,
+                        count: NULL_SZ,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    ip.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $pva(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const $tin) -> c_int {
+        pub unsafe extern "C" fn $pva(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            op: *const $tin,
+        ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { put_impl(ncid, varid, Shape::Vara, startp, countp, NULL_PD, NULL_PD, $mem, op.cast()) })
+            status(|| unsafe {
+                put_impl(
+                    ncid,
+                    varid,
+                    Shape::Vara,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    op.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $gva(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut $tout) -> c_int {
+        pub unsafe extern "C" fn $gva(
+            ncid: c_int,
+            varid: c_int,
+            startp: *const usize,
+            countp: *const usize,
+            ip: *mut $tout,
+        ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { get_impl(ncid, varid, Shape::Vara, startp, countp, NULL_PD, NULL_PD, $mem, ip.cast()) })
+            status(|| unsafe {
+                get_impl(
+                    ncid,
+                    varid,
+                    Shape::Vara,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: NULL_PD,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    ip.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pvs(
             ncid: c_int,
@@ -292,8 +458,25 @@ macro_rules! data_family {
             op: *const $tin,
         ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { put_impl(ncid, varid, Shape::Vars, startp, countp, stridep, NULL_PD, $mem, op.cast()) })
+            status(|| unsafe {
+                put_impl(
+                    ncid,
+                    varid,
+                    Shape::Vars,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: stridep,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    op.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gvs(
             ncid: c_int,
@@ -304,8 +487,25 @@ macro_rules! data_family {
             ip: *mut $tout,
         ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { get_impl(ncid, varid, Shape::Vars, startp, countp, stridep, NULL_PD, $mem, ip.cast()) })
+            status(|| unsafe {
+                get_impl(
+                    ncid,
+                    varid,
+                    Shape::Vars,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: stridep,
+                        imap: NULL_PD,
+                    },
+                    $mem,
+                    ip.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pvm(
             ncid: c_int,
@@ -317,8 +517,25 @@ macro_rules! data_family {
             op: *const $tin,
         ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { put_impl(ncid, varid, Shape::Varm, startp, countp, stridep, imapp, $mem, op.cast()) })
+            status(|| unsafe {
+                put_impl(
+                    ncid,
+                    varid,
+                    Shape::Varm,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: stridep,
+                        imap: imapp,
+                    },
+                    $mem,
+                    op.cast(),
+                )
+            })
         }
+        /// # Safety
+        /// Pointer arguments must satisfy this module's contract (see the module documentation):
+        /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gvm(
             ncid: c_int,
@@ -330,61 +547,262 @@ macro_rules! data_family {
             ip: *mut $tout,
         ) -> c_int {
             // SAFETY: forwarded contract.
-            status(|| unsafe { get_impl(ncid, varid, Shape::Varm, startp, countp, stridep, imapp, $mem, ip.cast()) })
+            status(|| unsafe {
+                get_impl(
+                    ncid,
+                    varid,
+                    Shape::Varm,
+                    CArgs {
+                        start: startp,
+                        count: countp,
+                        stride: stridep,
+                        imap: imapp,
+                    },
+                    $mem,
+                    ip.cast(),
+                )
+            })
         }
     };
 }
 
-const LONG: NcType = if std::mem::size_of::<c_long>() == 8 { NcType::Int64 } else { NcType::Int };
+const LONG: NcType = if std::mem::size_of::<c_long>() == 8 {
+    NcType::Int64
+} else {
+    NcType::Int
+};
 
-data_family!(c_void, c_void, None,
-    nc_put_var, nc_get_var, nc_put_var1, nc_get_var1, nc_put_vara, nc_get_vara,
-    nc_put_vars, nc_get_vars, nc_put_varm, nc_get_varm);
-data_family!(c_char, c_char, Some(NcType::Char),
-    nc_put_var_text, nc_get_var_text, nc_put_var1_text, nc_get_var1_text, nc_put_vara_text, nc_get_vara_text,
-    nc_put_vars_text, nc_get_vars_text, nc_put_varm_text, nc_get_varm_text);
-data_family!(i8, i8, Some(NcType::Byte),
-    nc_put_var_schar, nc_get_var_schar, nc_put_var1_schar, nc_get_var1_schar, nc_put_vara_schar, nc_get_vara_schar,
-    nc_put_vars_schar, nc_get_vars_schar, nc_put_varm_schar, nc_get_varm_schar);
-data_family!(u8, u8, Some(NcType::UByte),
-    nc_put_var_uchar, nc_get_var_uchar, nc_put_var1_uchar, nc_get_var1_uchar, nc_put_vara_uchar, nc_get_vara_uchar,
-    nc_put_vars_uchar, nc_get_vars_uchar, nc_put_varm_uchar, nc_get_varm_uchar);
-data_family!(u8, u8, Some(NcType::UByte),
-    nc_put_var_ubyte, nc_get_var_ubyte, nc_put_var1_ubyte, nc_get_var1_ubyte, nc_put_vara_ubyte, nc_get_vara_ubyte,
-    nc_put_vars_ubyte, nc_get_vars_ubyte, nc_put_varm_ubyte, nc_get_varm_ubyte);
-data_family!(i16, i16, Some(NcType::Short),
-    nc_put_var_short, nc_get_var_short, nc_put_var1_short, nc_get_var1_short, nc_put_vara_short, nc_get_vara_short,
-    nc_put_vars_short, nc_get_vars_short, nc_put_varm_short, nc_get_varm_short);
-data_family!(c_int, c_int, Some(NcType::Int),
-    nc_put_var_int, nc_get_var_int, nc_put_var1_int, nc_get_var1_int, nc_put_vara_int, nc_get_vara_int,
-    nc_put_vars_int, nc_get_vars_int, nc_put_varm_int, nc_get_varm_int);
-data_family!(c_long, c_long, Some(LONG),
-    nc_put_var_long, nc_get_var_long, nc_put_var1_long, nc_get_var1_long, nc_put_vara_long, nc_get_vara_long,
-    nc_put_vars_long, nc_get_vars_long, nc_put_varm_long, nc_get_varm_long);
-data_family!(f32, f32, Some(NcType::Float),
-    nc_put_var_float, nc_get_var_float, nc_put_var1_float, nc_get_var1_float, nc_put_vara_float, nc_get_vara_float,
-    nc_put_vars_float, nc_get_vars_float, nc_put_varm_float, nc_get_varm_float);
-data_family!(f64, f64, Some(NcType::Double),
-    nc_put_var_double, nc_get_var_double, nc_put_var1_double, nc_get_var1_double, nc_put_vara_double, nc_get_vara_double,
-    nc_put_vars_double, nc_get_vars_double, nc_put_varm_double, nc_get_varm_double);
-data_family!(u16, u16, Some(NcType::UShort),
-    nc_put_var_ushort, nc_get_var_ushort, nc_put_var1_ushort, nc_get_var1_ushort, nc_put_vara_ushort, nc_get_vara_ushort,
-    nc_put_vars_ushort, nc_get_vars_ushort, nc_put_varm_ushort, nc_get_varm_ushort);
-data_family!(u32, u32, Some(NcType::UInt),
-    nc_put_var_uint, nc_get_var_uint, nc_put_var1_uint, nc_get_var1_uint, nc_put_vara_uint, nc_get_vara_uint,
-    nc_put_vars_uint, nc_get_vars_uint, nc_put_varm_uint, nc_get_varm_uint);
-data_family!(i64, i64, Some(NcType::Int64),
-    nc_put_var_longlong, nc_get_var_longlong, nc_put_var1_longlong, nc_get_var1_longlong, nc_put_vara_longlong, nc_get_vara_longlong,
-    nc_put_vars_longlong, nc_get_vars_longlong, nc_put_varm_longlong, nc_get_varm_longlong);
-data_family!(u64, u64, Some(NcType::UInt64),
-    nc_put_var_ulonglong, nc_get_var_ulonglong, nc_put_var1_ulonglong, nc_get_var1_ulonglong, nc_put_vara_ulonglong, nc_get_vara_ulonglong,
-    nc_put_vars_ulonglong, nc_get_vars_ulonglong, nc_put_varm_ulonglong, nc_get_varm_ulonglong);
-data_family!(*const c_char, *mut c_char, Some(NcType::String),
-    nc_put_var_string, nc_get_var_string, nc_put_var1_string, nc_get_var1_string, nc_put_vara_string, nc_get_vara_string,
-    nc_put_vars_string, nc_get_vars_string, nc_put_varm_string, nc_get_varm_string);
+data_family!(
+    c_void,
+    c_void,
+    None,
+    nc_put_var,
+    nc_get_var,
+    nc_put_var1,
+    nc_get_var1,
+    nc_put_vara,
+    nc_get_vara,
+    nc_put_vars,
+    nc_get_vars,
+    nc_put_varm,
+    nc_get_varm
+);
+data_family!(
+    c_char,
+    c_char,
+    Some(NcType::Char),
+    nc_put_var_text,
+    nc_get_var_text,
+    nc_put_var1_text,
+    nc_get_var1_text,
+    nc_put_vara_text,
+    nc_get_vara_text,
+    nc_put_vars_text,
+    nc_get_vars_text,
+    nc_put_varm_text,
+    nc_get_varm_text
+);
+data_family!(
+    i8,
+    i8,
+    Some(NcType::Byte),
+    nc_put_var_schar,
+    nc_get_var_schar,
+    nc_put_var1_schar,
+    nc_get_var1_schar,
+    nc_put_vara_schar,
+    nc_get_vara_schar,
+    nc_put_vars_schar,
+    nc_get_vars_schar,
+    nc_put_varm_schar,
+    nc_get_varm_schar
+);
+data_family!(
+    u8,
+    u8,
+    Some(NcType::UByte),
+    nc_put_var_uchar,
+    nc_get_var_uchar,
+    nc_put_var1_uchar,
+    nc_get_var1_uchar,
+    nc_put_vara_uchar,
+    nc_get_vara_uchar,
+    nc_put_vars_uchar,
+    nc_get_vars_uchar,
+    nc_put_varm_uchar,
+    nc_get_varm_uchar
+);
+data_family!(
+    u8,
+    u8,
+    Some(NcType::UByte),
+    nc_put_var_ubyte,
+    nc_get_var_ubyte,
+    nc_put_var1_ubyte,
+    nc_get_var1_ubyte,
+    nc_put_vara_ubyte,
+    nc_get_vara_ubyte,
+    nc_put_vars_ubyte,
+    nc_get_vars_ubyte,
+    nc_put_varm_ubyte,
+    nc_get_varm_ubyte
+);
+data_family!(
+    i16,
+    i16,
+    Some(NcType::Short),
+    nc_put_var_short,
+    nc_get_var_short,
+    nc_put_var1_short,
+    nc_get_var1_short,
+    nc_put_vara_short,
+    nc_get_vara_short,
+    nc_put_vars_short,
+    nc_get_vars_short,
+    nc_put_varm_short,
+    nc_get_varm_short
+);
+data_family!(
+    c_int,
+    c_int,
+    Some(NcType::Int),
+    nc_put_var_int,
+    nc_get_var_int,
+    nc_put_var1_int,
+    nc_get_var1_int,
+    nc_put_vara_int,
+    nc_get_vara_int,
+    nc_put_vars_int,
+    nc_get_vars_int,
+    nc_put_varm_int,
+    nc_get_varm_int
+);
+data_family!(
+    c_long,
+    c_long,
+    Some(LONG),
+    nc_put_var_long,
+    nc_get_var_long,
+    nc_put_var1_long,
+    nc_get_var1_long,
+    nc_put_vara_long,
+    nc_get_vara_long,
+    nc_put_vars_long,
+    nc_get_vars_long,
+    nc_put_varm_long,
+    nc_get_varm_long
+);
+data_family!(
+    f32,
+    f32,
+    Some(NcType::Float),
+    nc_put_var_float,
+    nc_get_var_float,
+    nc_put_var1_float,
+    nc_get_var1_float,
+    nc_put_vara_float,
+    nc_get_vara_float,
+    nc_put_vars_float,
+    nc_get_vars_float,
+    nc_put_varm_float,
+    nc_get_varm_float
+);
+data_family!(
+    f64,
+    f64,
+    Some(NcType::Double),
+    nc_put_var_double,
+    nc_get_var_double,
+    nc_put_var1_double,
+    nc_get_var1_double,
+    nc_put_vara_double,
+    nc_get_vara_double,
+    nc_put_vars_double,
+    nc_get_vars_double,
+    nc_put_varm_double,
+    nc_get_varm_double
+);
+data_family!(
+    u16,
+    u16,
+    Some(NcType::UShort),
+    nc_put_var_ushort,
+    nc_get_var_ushort,
+    nc_put_var1_ushort,
+    nc_get_var1_ushort,
+    nc_put_vara_ushort,
+    nc_get_vara_ushort,
+    nc_put_vars_ushort,
+    nc_get_vars_ushort,
+    nc_put_varm_ushort,
+    nc_get_varm_ushort
+);
+data_family!(
+    u32,
+    u32,
+    Some(NcType::UInt),
+    nc_put_var_uint,
+    nc_get_var_uint,
+    nc_put_var1_uint,
+    nc_get_var1_uint,
+    nc_put_vara_uint,
+    nc_get_vara_uint,
+    nc_put_vars_uint,
+    nc_get_vars_uint,
+    nc_put_varm_uint,
+    nc_get_varm_uint
+);
+data_family!(
+    i64,
+    i64,
+    Some(NcType::Int64),
+    nc_put_var_longlong,
+    nc_get_var_longlong,
+    nc_put_var1_longlong,
+    nc_get_var1_longlong,
+    nc_put_vara_longlong,
+    nc_get_vara_longlong,
+    nc_put_vars_longlong,
+    nc_get_vars_longlong,
+    nc_put_varm_longlong,
+    nc_get_varm_longlong
+);
+data_family!(
+    u64,
+    u64,
+    Some(NcType::UInt64),
+    nc_put_var_ulonglong,
+    nc_get_var_ulonglong,
+    nc_put_var1_ulonglong,
+    nc_get_var1_ulonglong,
+    nc_put_vara_ulonglong,
+    nc_get_vara_ulonglong,
+    nc_put_vars_ulonglong,
+    nc_get_vars_ulonglong,
+    nc_put_varm_ulonglong,
+    nc_get_varm_ulonglong
+);
+data_family!(
+    *const c_char,
+    *mut c_char,
+    Some(NcType::String),
+    nc_put_var_string,
+    nc_get_var_string,
+    nc_put_var1_string,
+    nc_get_var1_string,
+    nc_put_vara_string,
+    nc_get_vara_string,
+    nc_put_vars_string,
+    nc_get_vars_string,
+    nc_put_varm_string,
+    nc_get_varm_string
+);
 
 // ----- memory reclamation -----
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -> c_int {
     status(|| {
@@ -399,6 +817,9 @@ pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
     status(|| {
@@ -420,6 +841,9 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
     // SAFETY: forwarded contract; memory itself was malloc'd by the caller.

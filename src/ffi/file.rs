@@ -21,6 +21,9 @@ const NC_NETCDF4: c_int = 0x1000;
 const NC_FILL: c_int = 0;
 const NC_NOFILL: c_int = 0x100;
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
     status(|| {
@@ -37,6 +40,9 @@ pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mu
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc__create(
     path: *const c_char,
@@ -49,6 +55,9 @@ pub unsafe extern "C" fn nc__create(
     unsafe { nc_create(path, cmode, ncidp) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
     status(|| {
@@ -64,6 +73,9 @@ pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc__open(
     path: *const c_char,
@@ -101,10 +113,19 @@ pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc__enddef(ncid: c_int, _h_minfree: usize, _v_align: usize, _v_minfree: usize, _r_align: usize) -> c_int {
+pub extern "C" fn nc__enddef(
+    ncid: c_int,
+    _h_minfree: usize,
+    _v_align: usize,
+    _v_minfree: usize,
+    _r_align: usize,
+) -> c_int {
     nc_enddef(ncid)
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq(
     ncid: c_int,
@@ -116,7 +137,12 @@ pub unsafe extern "C" fn nc_inq(
     status(|| {
         handles::with(ncid, |ds, grp| {
             let g = &ds.groups[grp];
-            let unlim = g.dims.iter().copied().find(|&d| ds.dims[d].unlimited).map_or(-1, |d| d as c_int);
+            let unlim = g
+                .dims
+                .iter()
+                .copied()
+                .find(|&d| ds.dims[d].unlimited)
+                .map_or(-1, |d| d as c_int);
             // SAFETY: each pointer is NULL (ignored) or writable.
             unsafe {
                 put(ndimsp, g.dims.len() as c_int);
@@ -129,24 +155,60 @@ pub unsafe extern "C" fn nc_inq(
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { nc_inq(ncid, ndimsp, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()) }
+    unsafe {
+        nc_inq(
+            ncid,
+            ndimsp,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { nc_inq(ncid, std::ptr::null_mut(), nvarsp, std::ptr::null_mut(), std::ptr::null_mut()) }
+    unsafe {
+        nc_inq(
+            ncid,
+            std::ptr::null_mut(),
+            nvarsp,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { nc_inq(ncid, std::ptr::null_mut(), std::ptr::null_mut(), nattsp, std::ptr::null_mut()) }
+    unsafe {
+        nc_inq(
+            ncid,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            nattsp,
+            std::ptr::null_mut(),
+        )
+    }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
     status(|| {
@@ -168,12 +230,20 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> =
-                ds.groups[grp].dims.iter().copied().filter(|&d| ds.dims[d].unlimited).map(|d| d as c_int).collect();
+            let ids: Vec<c_int> = ds.groups[grp]
+                .dims
+                .iter()
+                .copied()
+                .filter(|&d| ds.dims[d].unlimited)
+                .map(|d| d as c_int)
+                .collect();
             // SAFETY: NULL or writable for as many ids as the group has unlimited dims.
             unsafe {
                 put(nunlimdimsp, ids.len() as c_int);
@@ -186,6 +256,9 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
     status(|| {
@@ -196,6 +269,9 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
     status(|| {
@@ -209,6 +285,9 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
     status(|| {
@@ -227,6 +306,9 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
     status(|| {
@@ -252,7 +334,9 @@ pub extern "C" fn nc_inq_libvers() -> *const c_char {
 }
 
 static MESSAGES: LazyLock<HashMap<i32, CString>> = LazyLock::new(|| {
-    (-200..=0).map(|c| (c, CString::new(strerror(c)).unwrap_or_default())).collect()
+    (-200..=0)
+        .map(|c| (c, CString::new(strerror(c)).unwrap_or_default()))
+        .collect()
 });
 
 #[unsafe(no_mangle)]
@@ -287,8 +371,15 @@ pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: c_f
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_chunk_cache(sizep: *mut usize, nelemsp: *mut usize, preemptionp: *mut c_float) -> c_int {
+pub unsafe extern "C" fn nc_get_chunk_cache(
+    sizep: *mut usize,
+    nelemsp: *mut usize,
+    preemptionp: *mut c_float,
+) -> c_int {
     status(|| {
         let (s, n, p) = crate::model::cache_defaults();
         // SAFETY: NULL or writable.
@@ -302,15 +393,26 @@ pub unsafe extern "C" fn nc_get_chunk_cache(sizep: *mut usize, nelemsp: *mut usi
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_set_var_chunk_cache(ncid: c_int, varid: c_int, size: usize, nelems: usize, preemption: c_float) -> c_int {
+pub extern "C" fn nc_set_var_chunk_cache(
+    ncid: c_int,
+    varid: c_int,
+    size: usize,
+    nelems: usize,
+    preemption: c_float,
+) -> c_int {
     status(|| {
         if !(0.0..=1.0).contains(&preemption) {
             return Err(NcError::Inval);
         }
-        handles::with(ncid, |ds, grp| crate::engine::set_var_cache(ds, grp, varid, size, nelems, preemption))
+        handles::with(ncid, |ds, grp| {
+            crate::engine::set_var_cache(ds, grp, varid, size, nelems, preemption)
+        })
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_chunk_cache(
     ncid: c_int,
@@ -335,6 +437,9 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
 
 static DEFAULT_FORMAT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut c_int) -> c_int {
     status(|| {

@@ -24,6 +24,9 @@ unsafe fn put_ids(p: *mut c_int, ids: &[c_int]) -> NcResult<()> {
 
 // ----- dimensions -----
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
     status(|| {
@@ -41,7 +44,12 @@ pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize
 fn find_dim_by_name(ds: &Dataset, grp: usize, name: &str) -> NcResult<usize> {
     if let Some((path, dname)) = name.rsplit_once('/') {
         let g = find_group_path(ds, grp, path)?;
-        return ds.groups[g].dims.iter().copied().find(|&d| ds.dims[d].name == dname).ok_or(NcError::BadDim);
+        return ds.groups[g]
+            .dims
+            .iter()
+            .copied()
+            .find(|&d| ds.dims[d].name == dname)
+            .ok_or(NcError::BadDim);
     }
     ds.find_dim(grp, name).ok_or(NcError::BadDim)
 }
@@ -49,11 +57,18 @@ fn find_dim_by_name(ds: &Dataset, grp: usize, name: &str) -> NcResult<usize> {
 fn find_group_path(ds: &Dataset, grp: usize, path: &str) -> NcResult<usize> {
     let mut g = if path.starts_with('/') { 0 } else { grp };
     for seg in path.split('/').filter(|s| !s.is_empty()) {
-        g = *ds.groups[g].children.iter().find(|&&c| ds.groups[c].name == seg).ok_or(NcError::NoGrp)?;
+        g = *ds.groups[g]
+            .children
+            .iter()
+            .find(|&&c| ds.groups[c].name == seg)
+            .ok_or(NcError::NoGrp)?;
     }
     Ok(g)
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     status(|| {
@@ -66,6 +81,9 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
     status(|| {
@@ -82,18 +100,27 @@ pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_dim(ncid, dimid, name, std::ptr::null_mut()) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_dim(ncid, dimid, std::ptr::null_mut(), lenp) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
     status(|| {
@@ -105,6 +132,9 @@ pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c
 
 // ----- groups -----
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
     status(|| {
@@ -117,6 +147,9 @@ pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
     status(|| {
@@ -126,11 +159,18 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = ds.groups[grp].children.iter().map(|&c| handles::group_ncid(ncid, c)).collect();
+            let ids: Vec<c_int> = ds.groups[grp]
+                .children
+                .iter()
+                .map(|&c| handles::group_ncid(ncid, c))
+                .collect();
             // SAFETY: NULL or writable; ncids has room for every child.
             unsafe {
                 put(numgrps, ids.len() as c_int);
@@ -140,6 +180,9 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
     status(|| {
@@ -151,6 +194,9 @@ pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
     status(|| {
@@ -166,12 +212,18 @@ pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
     status(|| {
@@ -184,6 +236,9 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     status(|| {
@@ -197,7 +252,12 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
         // SAFETY: NUL-terminated.
         let name = unsafe { cstr(grp_name) }?;
         handles::with(ncid, |ds, grp| {
-            let c = ds.groups[grp].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::NoGrp)?;
+            let c = ds.groups[grp]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| ds.groups[c].name == name)
+                .ok_or(NcError::NoGrp)?;
             // SAFETY: NULL or writable.
             unsafe { put(grp_ncid, handles::group_ncid(ncid, c)) };
             Ok(())
@@ -205,12 +265,18 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { nc_inq_grp_ncid(ncid, name, grp_ncid) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     status(|| {
@@ -225,6 +291,9 @@ pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_c
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
     status(|| {
@@ -239,15 +308,27 @@ pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_dimids(ncid: c_int, ndims: *mut c_int, dimids: *mut c_int, include_parents: c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_dimids(
+    ncid: c_int,
+    ndims: *mut c_int,
+    dimids: *mut c_int,
+    include_parents: c_int,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let mut ids: Vec<c_int> = Vec::new();
             let mut g = Some(grp);
             while let Some(x) = g {
                 ids.extend(ds.groups[x].dims.iter().map(|&d| d as c_int));
-                g = if include_parents != 0 { ds.groups[x].parent } else { None };
+                g = if include_parents != 0 {
+                    ds.groups[x].parent
+                } else {
+                    None
+                };
             }
             ids.sort_unstable();
             // SAFETY: NULL or writable with room for every id.
@@ -259,6 +340,9 @@ pub unsafe extern "C" fn nc_inq_dimids(ncid: c_int, ndims: *mut c_int, dimids: *
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
     status(|| {
@@ -271,6 +355,9 @@ pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeid
 
 // ----- types -----
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
     status(|| {
@@ -286,6 +373,9 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
     status(|| {
@@ -299,6 +389,9 @@ pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_user_type(
     ncid: c_int,
@@ -317,8 +410,17 @@ pub unsafe extern "C" fn nc_inq_user_type(
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_type_equal(ncid1: c_int, t1: c_int, ncid2: c_int, t2: c_int, equal: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_type_equal(
+    ncid1: c_int,
+    t1: c_int,
+    ncid2: c_int,
+    t2: c_int,
+    equal: *mut c_int,
+) -> c_int {
     status(|| {
         let _ = (ncid1, ncid2);
         let a = NcType::from_id(t1)?;
@@ -331,6 +433,9 @@ pub unsafe extern "C" fn nc_inq_type_equal(ncid1: c_int, t1: c_int, ncid2: c_int
 
 // ----- variables -----
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var(
     ncid: c_int,
@@ -359,6 +464,9 @@ pub unsafe extern "C" fn nc_def_var(
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var(
     ncid: c_int,
@@ -392,13 +500,20 @@ pub unsafe extern "C" fn nc_inq_var(
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
         handles::with(ncid, |ds, grp| {
-            let i = ds.groups[grp].vars.iter().position(|v| v.name == name).ok_or(NcError::NotVar)?;
+            let i = ds.groups[grp]
+                .vars
+                .iter()
+                .position(|v| v.name == name)
+                .ok_or(NcError::NotVar)?;
             // SAFETY: NULL or writable.
             unsafe { put(varidp, i as c_int) };
             Ok(())
@@ -406,6 +521,9 @@ pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: 
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
     let n = std::ptr::null_mut();
@@ -413,6 +531,9 @@ pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_
     unsafe { nc_inq_var(ncid, varid, name, n, n, n, n) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int {
     let n = std::ptr::null_mut();
@@ -420,6 +541,9 @@ pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut 
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), xtypep, n, n, n) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
     let n = std::ptr::null_mut();
@@ -427,6 +551,9 @@ pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, ndimsp, n, n) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
     let n = std::ptr::null_mut();
@@ -434,6 +561,9 @@ pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mu
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, n, dimidsp, n) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
     if varid == crate::types::NC_GLOBAL {
@@ -445,6 +575,9 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, n, n, nattsp) }
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     status(|| {
@@ -454,8 +587,16 @@ pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage: c_int, chunksizesp: *const usize) -> c_int {
+pub unsafe extern "C" fn nc_def_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storage: c_int,
+    chunksizesp: *const usize,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let n = ds.var(grp, varid)?.dimids.len();
@@ -470,8 +611,16 @@ pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage:
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storagep: *mut c_int,
+    chunksizesp: *mut usize,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -487,8 +636,16 @@ pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_int, fill_value: *const c_void) -> c_int {
+pub unsafe extern "C" fn nc_def_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: c_int,
+    fill_value: *const c_void,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ty = ds.var(grp, varid)?.ty;
@@ -498,19 +655,33 @@ pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_i
                 // SAFETY: fill_value points to one `char*`.
                 let p = unsafe { *fill_value.cast::<*const c_char>() };
                 // SAFETY: that pointer is NULL or NUL-terminated.
-                let b = if p.is_null() { Vec::new() } else { unsafe { super::cbytes(p) }?.to_vec() };
+                let b = if p.is_null() {
+                    Vec::new()
+                } else {
+                    unsafe { super::cbytes(p) }?.to_vec()
+                };
                 Some(AttValue::Strings(vec![b]))
             } else {
                 // SAFETY: fill_value points to one value of the variable's type.
-                Some(AttValue::Bytes(unsafe { slice(fill_value.cast::<u8>(), ty.size()) }?.to_vec()))
+                Some(AttValue::Bytes(
+                    unsafe { slice(fill_value.cast::<u8>(), ty.size()) }?.to_vec(),
+                ))
             };
             ds.def_var_fill(grp, varid, no_fill != 0, value)
         })
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_fill(ncid: c_int, varid: c_int, no_fill: *mut c_int, fill_valuep: *mut c_void) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: *mut c_int,
+    fill_valuep: *mut c_void,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -540,6 +711,9 @@ pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) ->
     status(|| handles::with(ncid, |ds, grp| ds.def_var_endian(grp, varid, endian)))
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
     status(|| {
@@ -576,8 +750,17 @@ pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, 
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_deflate(ncid: c_int, varid: c_int, shufflep: *mut c_int, deflatep: *mut c_int, levelp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_deflate(
+    ncid: c_int,
+    varid: c_int,
+    shufflep: *mut c_int,
+    deflatep: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
@@ -597,11 +780,18 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
-            if fletcher32 == 0 { Ok(()) } else { Err(NcError::NoFilter) }
+            if fletcher32 == 0 {
+                Ok(())
+            } else {
+                Err(NcError::NoFilter)
+            }
         })
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
     status(|| {
@@ -614,8 +804,16 @@ pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletch
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfilters: *mut usize, _ids: *mut u32) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter_ids(
+    ncid: c_int,
+    varid: c_int,
+    nfilters: *mut usize,
+    _ids: *mut u32,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
@@ -626,8 +824,17 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfilte
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, _id: u32, _nparams: *mut usize, _params: *mut u32) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter_info(
+    ncid: c_int,
+    varid: c_int,
+    _id: u32,
+    _nparams: *mut usize,
+    _params: *mut u32,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
@@ -636,8 +843,17 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, _id: 
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_var_filter(ncid: c_int, varid: c_int, _id: u32, _nparams: usize, _parms: *const u32) -> c_int {
+pub unsafe extern "C" fn nc_def_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    _id: u32,
+    _nparams: usize,
+    _parms: *const u32,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
@@ -646,8 +862,17 @@ pub unsafe extern "C" fn nc_def_var_filter(ncid: c_int, varid: c_int, _id: u32, 
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_filter(ncid: c_int, varid: c_int, idp: *mut u32, nparams: *mut usize, _params: *mut u32) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    idp: *mut u32,
+    nparams: *mut usize,
+    _params: *mut u32,
+) -> c_int {
     status(|| {
         handles::with(ncid, |ds, grp| {
             ds.var(grp, varid)?;
@@ -679,6 +904,9 @@ pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb:
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, maskp: *mut c_int, ppbp: *mut c_int) -> c_int {
     status(|| {
@@ -708,6 +936,9 @@ pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, ns
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_quantize(ncid: c_int, varid: c_int, modep: *mut c_int, nsdp: *mut c_int) -> c_int {
     status(|| {

@@ -23,10 +23,7 @@ pub(crate) fn catch<R>(on_panic: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
-            crate::log::log(
-                crate::log::Level::Error,
-                "internal panic caught at the C boundary",
-            );
+            crate::log::log(crate::log::Level::Error, "internal panic caught at the C boundary");
             on_panic
         }
     }

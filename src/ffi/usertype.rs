@@ -35,7 +35,13 @@ pub extern "C" fn nc_def_compound(ncid: c_int, _size: usize, _name: *const c_cha
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_insert_compound(ncid: c_int, _xtype: c_int, _name: *const c_char, _offset: usize, _field: c_int) -> c_int {
+pub extern "C" fn nc_insert_compound(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *const c_char,
+    _offset: usize,
+    _field: c_int,
+) -> c_int {
     not_nc4(ncid)
 }
 
@@ -53,7 +59,13 @@ pub extern "C" fn nc_insert_array_compound(
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize, _nfieldsp: *mut usize) -> c_int {
+pub extern "C" fn nc_inq_compound(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *mut c_char,
+    _sizep: *mut usize,
+    _nfieldsp: *mut usize,
+) -> c_int {
     no_such_type(ncid)
 }
 
@@ -92,27 +104,52 @@ pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, _xtype: c_int, _fieldid
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldindex(ncid: c_int, _xtype: c_int, _name: *const c_char, _fieldidp: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldindex(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *const c_char,
+    _fieldidp: *mut c_int,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldoffset(ncid: c_int, _xtype: c_int, _fieldid: c_int, _offsetp: *mut usize) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldoffset(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _offsetp: *mut usize,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldtype(ncid: c_int, _xtype: c_int, _fieldid: c_int, _typeidp: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldtype(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _typeidp: *mut c_int,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldndims(ncid: c_int, _xtype: c_int, _fieldid: c_int, _ndimsp: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldndims(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _ndimsp: *mut c_int,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fielddim_sizes(ncid: c_int, _xtype: c_int, _fieldid: c_int, _dim_sizes: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fielddim_sizes(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _dim_sizes: *mut c_int,
+) -> c_int {
     no_such_type(ncid)
 }
 
@@ -122,17 +159,35 @@ pub extern "C" fn nc_def_vlen(ncid: c_int, _name: *const c_char, _base: c_int, _
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_vlen(ncid: c_int, _xtype: c_int, _name: *mut c_char, _datum_sizep: *mut usize, _basep: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_vlen(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *mut c_char,
+    _datum_sizep: *mut usize,
+    _basep: *mut c_int,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_put_vlen_element(ncid: c_int, _typeid1: c_int, _vlen_element: *mut c_void, _len: usize, _data: *const c_void) -> c_int {
+pub extern "C" fn nc_put_vlen_element(
+    ncid: c_int,
+    _typeid1: c_int,
+    _vlen_element: *mut c_void,
+    _len: usize,
+    _data: *const c_void,
+) -> c_int {
     no_such_type(ncid)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_get_vlen_element(ncid: c_int, _typeid1: c_int, _vlen_element: *const c_void, _len: *mut usize, _data: *mut c_void) -> c_int {
+pub extern "C" fn nc_get_vlen_element(
+    ncid: c_int,
+    _typeid1: c_int,
+    _vlen_element: *const c_void,
+    _len: *mut usize,
+    _data: *mut c_void,
+) -> c_int {
     no_such_type(ncid)
 }
 
@@ -159,7 +214,13 @@ pub extern "C" fn nc_inq_enum(
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_enum_member(ncid: c_int, _xtype: c_int, _idx: c_int, _name: *mut c_char, _value: *mut c_void) -> c_int {
+pub extern "C" fn nc_inq_enum_member(
+    ncid: c_int,
+    _xtype: c_int,
+    _idx: c_int,
+    _name: *mut c_char,
+    _value: *mut c_void,
+) -> c_int {
     no_such_type(ncid)
 }
 
@@ -185,6 +246,9 @@ pub struct NcVlen {
     pub p: *mut c_void,
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
     status(|| {
@@ -201,6 +265,9 @@ pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
     })
 }
 
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlens(nelems: usize, vlens: *mut NcVlen) -> c_int {
     status(|| {

@@ -20,11 +20,7 @@ use crate::error::NcError;
 /// `s8` is NULL or a NUL-terminated string; `utf16p` and `lenp` are NULL or
 /// valid for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_utf8_to_utf16(
-    s8: *const c_uchar,
-    utf16p: *mut *mut c_ushort,
-    lenp: *mut usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_utf8_to_utf16(s8: *const c_uchar, utf16p: *mut *mut c_ushort, lenp: *mut usize) -> c_int {
     status(|| {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let bytes = unsafe { cbytes(s8.cast()) }?;
@@ -80,13 +76,7 @@ mod tests {
         let rc = unsafe { nc_utf8_to_utf16(std::ptr::null(), &mut p, &mut n) };
         assert_eq!(rc, NcError::Inval.code());
         // SAFETY: NULL out-pointers are ignored.
-        let rc = unsafe {
-            nc_utf8_to_utf16(
-                c"ok".as_ptr().cast(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        };
+        let rc = unsafe { nc_utf8_to_utf16(c"ok".as_ptr().cast(), std::ptr::null_mut(), std::ptr::null_mut()) };
         assert_eq!(rc, 0);
     }
 }

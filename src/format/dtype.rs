@@ -61,14 +61,22 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
         }
         _ => return Err(bad()),
     };
-    Ok(Dtype { ty, big_endian: big && ty.size() > 1, strings: None })
+    Ok(Dtype {
+        ty,
+        big_endian: big && ty.size() > 1,
+        strings: None,
+    })
 }
 
 /// Parse a dtype found in NCZarr metadata. netcdf-c up to 4.9.0 wrote char
 /// data and char attributes as `<U1`/`>U1` holding one byte per value.
 pub fn parse_nczarr(s: &str, legacy: bool) -> NcResult<Dtype> {
     if legacy && matches!(s, "<U1" | ">U1" | "|U1" | "U1") {
-        return Ok(Dtype { ty: NcType::Char, big_endian: false, strings: None });
+        return Ok(Dtype {
+            ty: NcType::Char,
+            big_endian: false,
+            strings: None,
+        });
     }
     parse(s)
 }
@@ -104,7 +112,10 @@ mod tests {
         assert_eq!(parse(">S1").unwrap().ty, NcType::Char);
         assert_eq!(parse("|S1").unwrap().ty, NcType::String);
         assert_eq!(parse("|S128").unwrap().strings, Some(StringLayout::Fixed(128)));
-        assert_eq!(parse("<U3").unwrap().strings, Some(StringLayout::Utf32 { n: 3, big: false }));
+        assert_eq!(
+            parse("<U3").unwrap().strings,
+            Some(StringLayout::Utf32 { n: 3, big: false })
+        );
         assert_eq!(parse("<c8"), Err(NcError::NcZarr));
         assert_eq!(parse(""), Err(NcError::NcZarr));
         assert_eq!(parse("<i3"), Err(NcError::NcZarr));

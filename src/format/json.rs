@@ -51,9 +51,7 @@ impl Out {
             }
             Value::String(s) => Out::Str(s.clone()),
             Value::Array(a) => Out::Arr(a.iter().map(Out::from_value).collect()),
-            Value::Object(o) => {
-                Out::Obj(o.iter().map(|(k, v)| (k.clone(), Out::from_value(v))).collect())
-            }
+            Value::Object(o) => Out::Obj(o.iter().map(|(k, v)| (k.clone(), Out::from_value(v))).collect()),
         }
     }
 
@@ -124,7 +122,11 @@ fn write_float(s: &mut String, f: f64, digits: String) {
 pub fn value_as_f64(v: &Value) -> Option<f64> {
     match v {
         // An integer token is an integer: "-0" is zero, as netcdf-c reads it.
-        Value::Number(n) => n.as_i64().map(|i| i as f64).or_else(|| n.as_u64().map(|u| u as f64)).or_else(|| n.as_f64()),
+        Value::Number(n) => n
+            .as_i64()
+            .map(|i| i as f64)
+            .or_else(|| n.as_u64().map(|u| u as f64))
+            .or_else(|| n.as_f64()),
         Value::String(s) => match s.as_str() {
             "NaN" | "nan" => Some(f64::NAN),
             "Infinity" | "inf" | "+Infinity" => Some(f64::INFINITY),
@@ -214,17 +216,25 @@ pub fn bytes_to_out(b: &[u8], ty: NcType) -> Out {
 /// An attribute's value as JSON (one value: a scalar; several: an array).
 pub fn att_to_out(att: &Att) -> Out {
     match (&att.value, att.ty) {
-        (AttValue::Bytes(b), NcType::Char) => {
-            Out::Str(String::from_utf8_lossy(b).trim_end_matches('\0').to_string())
-        }
+        (AttValue::Bytes(b), NcType::Char) => Out::Str(String::from_utf8_lossy(b).trim_end_matches('\0').to_string()),
         (AttValue::Bytes(b), ty) => {
             let vals: Vec<Out> = b.chunks_exact(ty.size()).map(|c| bytes_to_out(c, ty)).collect();
-            if vals.len() == 1 { vals.into_iter().next().unwrap_or(Out::Null) } else { Out::Arr(vals) }
+            if vals.len() == 1 {
+                vals.into_iter().next().unwrap_or(Out::Null)
+            } else {
+                Out::Arr(vals)
+            }
         }
         (AttValue::Strings(s), _) => {
-            let vals: Vec<Out> =
-                s.iter().map(|x| Out::Str(String::from_utf8_lossy(x).into_owned())).collect();
-            if vals.len() == 1 { vals.into_iter().next().unwrap_or(Out::Null) } else { Out::Arr(vals) }
+            let vals: Vec<Out> = s
+                .iter()
+                .map(|x| Out::Str(String::from_utf8_lossy(x).into_owned()))
+                .collect();
+            if vals.len() == 1 {
+                vals.into_iter().next().unwrap_or(Out::Null)
+            } else {
+                Out::Arr(vals)
+            }
         }
     }
 }
@@ -260,7 +270,11 @@ pub fn att_from_json(name: &str, v: &Value, ty: NcType) -> NcResult<Att> {
             AttValue::Bytes(out)
         }
     };
-    Ok(Att { name: name.to_string(), ty, value })
+    Ok(Att {
+        name: name.to_string(),
+        ty,
+        value,
+    })
 }
 
 /// Infer an attribute's type from JSON alone (pure Zarr), as netcdf-c does:
@@ -317,7 +331,7 @@ mod tests {
 
     #[test]
     fn floats_round_trip() {
-        for f in [0.1f64, 1.0 / 3.0, 1e-300, 3.141592653589793, 9.969209968386869e36, -0.0] {
+        for f in [0.1f64, 1.0 / 3.0, 1e-300, std::f64::consts::PI, 9.969209968386869e36, -0.0] {
             let s = Out::F64(f).to_json();
             let back: f64 = serde_json::from_str(&s).unwrap();
             assert_eq!(back.to_bits(), f.to_bits(), "{s}");

@@ -54,14 +54,16 @@ impl Meta<'_> {
     /// Child names of a group folder (pure Zarr discovery).
     fn children(&self, grpkey: &str) -> NcResult<Vec<String>> {
         if let Some(c) = &self.consolidated {
-            let prefix = if grpkey.is_empty() { String::new() } else { format!("{grpkey}/") };
+            let prefix = if grpkey.is_empty() {
+                String::new()
+            } else {
+                format!("{grpkey}/")
+            };
             let mut names: Vec<String> = c
                 .keys()
                 .filter_map(|k| k.strip_prefix(&prefix))
                 .filter_map(|rest| {
-                    let mut it = rest.splitn(2, '/');
-                    let first = it.next()?;
-                    let tail = it.next()?;
+                    let (first, tail) = rest.split_once('/')?;
                     matches!(tail, ".zgroup" | ".zarray").then(|| first.to_string())
                 })
                 .collect();
@@ -74,7 +76,11 @@ impl Meta<'_> {
 }
 
 fn join(a: &str, b: &str) -> String {
-    if a.is_empty() { b.to_string() } else { format!("{a}/{b}") }
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}/{b}")
+    }
 }
 
 /// What the URL asked for.
@@ -87,15 +93,16 @@ pub struct OpenOptions {
 
 /// Read a dataset's metadata.
 pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
-    let mut meta = Meta { store: store.as_ref(), consolidated: None };
+    let mut meta = Meta {
+        store: store.as_ref(),
+        consolidated: None,
+    };
     // Consolidated metadata is used whenever it exists and is valid (it saves
     // one request per object); an invalid one is ignored with a warning.
     if let Some(bytes) = store.get(&Key::new(".zmetadata")?, MAX_METADATA_BYTES)? {
         match json::parse(&bytes, ".zmetadata") {
             Ok(Value::Object(mut o)) => match o.remove("metadata") {
-                Some(Value::Object(m))
-                    if o.get("zarr_consolidated_format").and_then(Value::as_i64) == Some(1) =>
-                {
+                Some(Value::Object(m)) if o.get("zarr_consolidated_format").and_then(Value::as_i64) == Some(1) => {
                     meta.consolidated = Some(m);
                 }
                 _ => crate::nclog!(Level::Warn, "ignoring invalid .zmetadata"),
@@ -113,24 +120,22 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         }
         return Err(NcError::NotNc);
     }
-    if let Some(Value::Object(g)) = &zgroup {
-        if let Some(f) = g.get("zarr_format").and_then(Value::as_i64) {
-            if f != 2 {
-                crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
-                return Err(NcError::NotNc);
-            }
-        }
+    if let Some(Value::Object(g)) = &zgroup
+        && let Some(f) = g.get("zarr_format").and_then(Value::as_i64)
+        && f != 2
+    {
+        crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
+        return Err(NcError::NotNc);
     }
 
     // Find the superblock: 4.9.3+ in .zattrs, 4.9.1-2 in .zgroup, 4.9.0 upper case.
     let find = |o: &Option<Value>, k: &str| o.as_ref().and_then(|v| v.get(k)).cloned();
     let mut legacy_keys = false;
-    let superblock = find(&zattrs, "_nczarr_superblock")
-        .or_else(|| {
-            let s = find(&zgroup, "_nczarr_superblock").or_else(|| find(&zgroup, "_NCZARR_SUPERBLOCK"));
-            legacy_keys |= s.is_some();
-            s
-        });
+    let superblock = find(&zattrs, "_nczarr_superblock").or_else(|| {
+        let s = find(&zgroup, "_nczarr_superblock").or_else(|| find(&zgroup, "_NCZARR_SUPERBLOCK"));
+        legacy_keys |= s.is_some();
+        s
+    });
     // NCZarr format 1 kept its metadata in separate objects (.nczarr, ...).
     let v1 = superblock.is_none() && meta.exists(".nczarr")?;
     let superblock = if v1 { meta.get(".nczarr")? } else { superblock };
@@ -142,7 +147,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         .and_then(Value::as_str)
         .and_then(|v| v.split('.').next())
         .and_then(|m| m.parse::<i32>().ok())
-        .or_else(|| if nczarr { Some(2) } else { None });
+        .or(if nczarr { Some(2) } else { None });
 
     let ncproperties = zattrs
         .as_ref()
@@ -167,14 +172,25 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         writable: opts.writable && !legacy_keys,
         define_mode: false,
         fill_mode: true,
-        flavor: Flavor { pure_zarr: !nczarr, xarray: opts.xarray, consolidated: meta.consolidated.is_some() || opts.consolidated },
+        flavor: Flavor {
+            pure_zarr: !nczarr,
+            xarray: opts.xarray,
+            consolidated: meta.consolidated.is_some() || opts.consolidated,
+        },
         ncproperties,
         superblock_version,
         meta_dirty: false,
         created: false,
     };
     ds.groups[0].stored_key = Some(String::new());
-    let mut reader = Reader { meta: &meta, nczarr, legacy: legacy_keys, v1, xarray: opts.xarray, count: 0 };
+    let mut reader = Reader {
+        meta: &meta,
+        nczarr,
+        legacy: legacy_keys,
+        v1,
+        xarray: opts.xarray,
+        count: 0,
+    };
     reader.read_group(&mut ds, 0, zgroup, zattrs)?;
     Ok(ds)
 }
@@ -194,7 +210,10 @@ struct Reader<'a, 'b> {
 fn att_types(zattrs: &Option<Value>) -> HashMap<String, String> {
     let mut m = HashMap::new();
     let Some(a) = zattrs else { return m };
-    let t = a.get("_nczarr_attr").or_else(|| a.get("_NCZARR_ATTR")).and_then(|x| x.get("types"));
+    let t = a
+        .get("_nczarr_attr")
+        .or_else(|| a.get("_NCZARR_ATTR"))
+        .and_then(|x| x.get("types"));
     if let Some(Value::Object(o)) = t {
         for (k, v) in o {
             if let Some(s) = v.as_str() {
@@ -224,7 +243,11 @@ fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>, legacy: bo
         match att {
             Ok(a) => out.push(a),
             Err(_) => {
-                crate::nclog!(Level::Warn, "attribute {:?} cannot be represented; shown as JSON text", name);
+                crate::nclog!(
+                    Level::Warn,
+                    "attribute {:?} cannot be represented; shown as JSON text",
+                    name
+                );
                 if let Ok(a) = att_from_json(name, &Value::String(v.to_string()), NcType::Char) {
                     out.push(a);
                 }
@@ -269,11 +292,19 @@ impl Reader<'_, '_> {
         let types = self.types_for(&key, &zattrs)?;
         ds.groups[grp].atts = read_atts(&zattrs, &types, self.legacy);
 
-        let v1info = if self.v1 { self.meta.get(&join(&key, ".nczgroup"))? } else { None };
+        let v1info = if self.v1 {
+            self.meta.get(&join(&key, ".nczgroup"))?
+        } else {
+            None
+        };
         let ginfo = v1info.or(zattrs
             .as_ref()
             .and_then(|a| a.get("_nczarr_group"))
-            .or_else(|| zgroup.as_ref().and_then(|g| g.get("_nczarr_group").or_else(|| g.get("_NCZARR_GROUP"))))
+            .or_else(|| {
+                zgroup
+                    .as_ref()
+                    .and_then(|g| g.get("_nczarr_group").or_else(|| g.get("_NCZARR_GROUP")))
+            })
             .cloned());
 
         let (arrays, subgroups) = if let (true, Some(info)) = (self.nczarr, &ginfo) {
@@ -293,7 +324,12 @@ impl Reader<'_, '_> {
                         return Err(NcError::NcZarr);
                     }
                     let id = ds.dims.len();
-                    ds.dims.push(Dim { name: name.clone(), len, unlimited: unlimited || len == 0, group: grp });
+                    ds.dims.push(Dim {
+                        name: name.clone(),
+                        len,
+                        unlimited: unlimited || len == 0,
+                        group: grp,
+                    });
                     ds.groups[grp].dims.push(id);
                 }
             }
@@ -328,7 +364,13 @@ impl Reader<'_, '_> {
             match self.read_var(ds, grp, &name) {
                 Ok(v) => ds.groups[grp].vars.push(v),
                 Err(e) => {
-                    crate::nclog!(Level::Warn, "variable {:?} in group {:?} is hidden: {}", name, ds.group_full_name(grp), e);
+                    crate::nclog!(
+                        Level::Warn,
+                        "variable {:?} in group {:?} is hidden: {}",
+                        name,
+                        ds.group_full_name(grp),
+                        e
+                    );
                 }
             }
         }
@@ -363,7 +405,11 @@ impl Reader<'_, '_> {
             NcError::NcZarr
         })?;
         let zattrs = self.meta.get(&join(&vk, ".zattrs"))?;
-        if zarray.get("zarr_format").and_then(Value::as_i64).is_some_and(|f| f != 2) {
+        if zarray
+            .get("zarr_format")
+            .and_then(Value::as_i64)
+            .is_some_and(|f| f != 2)
+        {
             return Err(NcError::NcZarr);
         }
         let shape: Vec<usize> = zarray
@@ -384,7 +430,10 @@ impl Reader<'_, '_> {
             crate::nclog!(Level::Error, "{}: shape and chunks disagree", vk);
             return Err(NcError::NcZarr);
         }
-        let dt = dtype::parse_nczarr(zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?, self.legacy)?;
+        let dt = dtype::parse_nczarr(
+            zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?,
+            self.legacy,
+        )?;
         let ty = dt.ty;
         // One chunk must be addressable: elements * size fits in memory limits.
         let elem = match dt.strings {
@@ -403,7 +452,11 @@ impl Reader<'_, '_> {
 
         let types = self.types_for(&vk, &zattrs)?;
         let mut atts = read_atts(&zattrs, &types, self.legacy);
-        let v1info = if self.v1 { self.meta.get(&join(&vk, ".nczarray"))? } else { None };
+        let v1info = if self.v1 {
+            self.meta.get(&join(&vk, ".nczarray"))?
+        } else {
+            None
+        };
         let ainfo = v1info.or(zattrs
             .as_ref()
             .and_then(|a| a.get("_nczarr_array"))
@@ -485,9 +538,8 @@ impl Reader<'_, '_> {
                     },
                     _ => {
                         let mut b = Vec::new();
-                        json::scalar_to_bytes(v, ty, &mut b).map_err(|e| {
+                        json::scalar_to_bytes(v, ty, &mut b).inspect_err(|_| {
                             crate::nclog!(Level::Error, "{}: bad fill_value {}", vk, v);
-                            e
                         })?;
                         b
                     }
@@ -501,12 +553,11 @@ impl Reader<'_, '_> {
         if let Some(a) = atts.iter_mut().find(|a| a.name == "_FillValue") {
             if a.ty != ty {
                 // Re-type it to the variable type (netcdf-c's hint), when possible.
-                if let Some(Value::Object(o)) = &zattrs {
-                    if let Some(v) = o.get("_FillValue") {
-                        if let Ok(b) = att_from_json("_FillValue", v, ty) {
-                            *a = b;
-                        }
-                    }
+                if let Some(Value::Object(o)) = &zattrs
+                    && let Some(v) = o.get("_FillValue")
+                    && let Ok(b) = att_from_json("_FillValue", v, ty)
+                {
+                    *a = b;
                 }
             }
             if a.ty == ty && a.len() == 1 {
@@ -548,7 +599,13 @@ impl Reader<'_, '_> {
             if dim.unlimited {
                 dim.len = dim.len.max(len);
             } else if dim.len != len {
-                crate::nclog!(Level::Error, "dimension {} has length {} but an array uses {}", fqn, dim.len, len);
+                crate::nclog!(
+                    Level::Error,
+                    "dimension {} has length {} but an array uses {}",
+                    fqn,
+                    dim.len,
+                    len
+                );
                 return Err(NcError::DimSize);
             }
             return Ok(d);
@@ -559,7 +616,12 @@ impl Reader<'_, '_> {
             return Err(NcError::NcZarr);
         }
         let id = ds.dims.len();
-        ds.dims.push(Dim { name: dname.to_string(), len, unlimited: false, group: g });
+        ds.dims.push(Dim {
+            name: dname.to_string(),
+            len,
+            unlimited: false,
+            group: g,
+        });
         ds.groups[g].dims.push(id);
         Ok(id)
     }
@@ -570,13 +632,24 @@ impl Reader<'_, '_> {
         crate::model::check_name(name)?;
         if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
             if ds.dims[d].len != len {
-                crate::nclog!(Level::Error, "dimension {:?}: conflicting lengths {} and {}", name, ds.dims[d].len, len);
+                crate::nclog!(
+                    Level::Error,
+                    "dimension {:?}: conflicting lengths {} and {}",
+                    name,
+                    ds.dims[d].len,
+                    len
+                );
                 return Err(NcError::DimSize);
             }
             return Ok(d);
         }
         let id = ds.dims.len();
-        ds.dims.push(Dim { name: name.to_string(), len, unlimited: false, group: grp });
+        ds.dims.push(Dim {
+            name: name.to_string(),
+            len,
+            unlimited: false,
+            group: grp,
+        });
         ds.groups[grp].dims.push(id);
         Ok(id)
     }
@@ -588,7 +661,12 @@ impl Reader<'_, '_> {
             return d;
         }
         let id = ds.dims.len();
-        ds.dims.push(Dim { name, len, unlimited: false, group: 0 });
+        ds.dims.push(Dim {
+            name,
+            len,
+            unlimited: false,
+            group: 0,
+        });
         ds.groups[0].dims.push(id);
         id
     }

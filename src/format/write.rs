@@ -10,7 +10,10 @@ use crate::types::NcType;
 
 /// The `_NCProperties` value this library writes.
 pub fn ncproperties() -> String {
-    format!("version=2,netcdf=4.10.1,nczarr=2.0.0,nczarr-rs={}", env!("CARGO_PKG_VERSION"))
+    format!(
+        "version=2,netcdf=4.10.1,nczarr=2.0.0,nczarr-rs={}",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn att_dtype(a: &Att) -> String {
@@ -49,7 +52,11 @@ fn fill_out(var: &Var) -> Out {
     }
     match var.ty {
         NcType::Char | NcType::String => {
-            let s = if var.ty == NcType::Char && var.fill.first() == Some(&0) { &[][..] } else { &var.fill[..] };
+            let s = if var.ty == NcType::Char && var.fill.first() == Some(&0) {
+                &[][..]
+            } else {
+                &var.fill[..]
+            };
             Out::Str(String::from_utf8_lossy(s).into_owned())
         }
         t => bytes_to_out(&var.fill, t),
@@ -66,7 +73,11 @@ fn dtype_of(var: &Var) -> String {
 /// `.zarray` of a variable.
 pub fn zarray(ds: &Dataset, var: &Var) -> Out {
     let (shape, chunks): (Vec<Out>, Vec<Out>) = if var.is_scalar() {
-        if ds.flavor.pure_zarr { (vec![], vec![]) } else { (vec![Out::U(1)], vec![Out::U(1)]) }
+        if ds.flavor.pure_zarr {
+            (vec![], vec![])
+        } else {
+            (vec![Out::U(1)], vec![Out::U(1)])
+        }
     } else {
         (
             ds.var_shape(var).iter().map(|&s| Out::U(s as u64)).collect(),
@@ -87,7 +98,14 @@ pub fn zarray(ds: &Dataset, var: &Var) -> Out {
         ("fill_value", fill_out(var)),
         ("order", Out::Str(if var.order_f { "F" } else { "C" }.into())),
         ("compressor", compressor),
-        ("filters", if filters.is_empty() { Out::Null } else { Out::Arr(filters) }),
+        (
+            "filters",
+            if filters.is_empty() {
+                Out::Null
+            } else {
+                Out::Arr(filters)
+            },
+        ),
     ];
     if var.dim_separator != '.' {
         pairs.push(("dimension_separator", Out::Str(var.dim_separator.to_string())));
@@ -101,7 +119,11 @@ pub fn var_zattrs(ds: &Dataset, var: &Var) -> Out {
     let mut extra = Vec::new();
     if ds.flavor.xarray {
         let names: Vec<Out> = var.dimids.iter().map(|&d| Out::Str(ds.dims[d].name.clone())).collect();
-        let names = if var.is_scalar() && !ds.flavor.pure_zarr { vec![Out::Str("_scalar_".into())] } else { names };
+        let names = if var.is_scalar() && !ds.flavor.pure_zarr {
+            vec![Out::Str("_scalar_".into())]
+        } else {
+            names
+        };
         pairs.push(("_ARRAY_DIMENSIONS".into(), Out::Arr(names)));
     }
     if !ds.flavor.pure_zarr {
@@ -111,7 +133,11 @@ pub fn var_zattrs(ds: &Dataset, var: &Var) -> Out {
             .map(|&d| {
                 let dim = &ds.dims[d];
                 let g = ds.group_full_name(dim.group);
-                Out::Str(if g == "/" { format!("/{}", dim.name) } else { format!("{g}/{}", dim.name) })
+                Out::Str(if g == "/" {
+                    format!("/{}", dim.name)
+                } else {
+                    format!("{g}/{}", dim.name)
+                })
             })
             .collect();
         let mut info = vec![("dimension_references", Out::Arr(refs))];
@@ -152,14 +178,25 @@ pub fn group_zattrs(ds: &Dataset, grp: usize) -> Out {
             })
             .collect();
         let arrays = g.vars.iter().map(|v| Out::Str(v.name.clone())).collect();
-        let groups = g.children.iter().map(|&c| Out::Str(ds.groups[c].name.clone())).collect();
+        let groups = g
+            .children
+            .iter()
+            .map(|&c| Out::Str(ds.groups[c].name.clone()))
+            .collect();
         pairs.push((
             "_nczarr_group".into(),
-            Out::obj(vec![("dimensions", Out::Obj(dims)), ("arrays", Out::Arr(arrays)), ("groups", Out::Arr(groups))]),
+            Out::obj(vec![
+                ("dimensions", Out::Obj(dims)),
+                ("arrays", Out::Arr(arrays)),
+                ("groups", Out::Arr(groups)),
+            ]),
         ));
         extra.push("_nczarr_group");
         if grp == 0 {
-            pairs.push(("_nczarr_superblock".into(), Out::obj(vec![("version", Out::Str("2.0.0".into()))])));
+            pairs.push((
+                "_nczarr_superblock".into(),
+                Out::obj(vec![("version", Out::Str("2.0.0".into()))]),
+            ));
             extra.push("_nczarr_superblock");
         }
         extra.push("_nczarr_attr");
@@ -173,7 +210,11 @@ fn put_json(store: &dyn Store, key: &str, v: &Out) -> NcResult<()> {
 }
 
 fn join(a: &str, b: &str) -> String {
-    if a.is_empty() { b.to_string() } else { format!("{a}/{b}") }
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}/{b}")
+    }
 }
 
 /// Move renamed groups and variables to their new keys.
@@ -181,14 +222,16 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();
     for g in 0..ds.groups.len() {
         let want = ds.group_key(g);
-        if let Some(old) = ds.groups[g].stored_key.clone() {
-            if old != want {
+        if let Some(old) = ds.groups[g].stored_key.clone()
+            && old != want
+        {
+            {
                 move_tree(store.as_ref(), &Key::new(&old)?, &Key::new(&want)?)?;
                 let rekey = |k: &mut Option<String>| {
-                    if let Some(s) = k {
-                        if s == &old || s.starts_with(&format!("{old}/")) {
-                            *s = format!("{want}{}", &s[old.len()..]);
-                        }
+                    if let Some(s) = k
+                        && (s == &old || s.starts_with(&format!("{old}/")))
+                    {
+                        *s = format!("{want}{}", &s[old.len()..]);
                     }
                 };
                 for gg in ds.groups.iter_mut() {
@@ -203,8 +246,10 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
     for g in 0..ds.groups.len() {
         for vi in 0..ds.groups[g].vars.len() {
             let want = ds.var_key(g, &ds.groups[g].vars[vi].name);
-            if let Some(old) = ds.groups[g].vars[vi].stored_key.clone() {
-                if old != want {
+            if let Some(old) = ds.groups[g].vars[vi].stored_key.clone()
+                && old != want
+            {
+                {
                     move_tree(store.as_ref(), &Key::new(&old)?, &Key::new(&want)?)?;
                     ds.groups[g].vars[vi].stored_key = Some(want);
                 }
@@ -245,7 +290,11 @@ pub fn sync_metadata(ds: &mut Dataset) -> NcResult<()> {
         // Children first, so a group never lists a child that is not written yet.
         for g in (0..ds.groups.len()).rev() {
             let key = ds.group_key(g);
-            put_json(store.as_ref(), &join(&key, ".zgroup"), &Out::obj(vec![("zarr_format", Out::U(2))]))?;
+            put_json(
+                store.as_ref(),
+                &join(&key, ".zgroup"),
+                &Out::obj(vec![("zarr_format", Out::U(2))]),
+            )?;
             put_json(store.as_ref(), &join(&key, ".zattrs"), &group_zattrs(ds, g))?;
             ds.groups[g].stored_key = Some(key);
         }
@@ -284,5 +333,9 @@ pub fn codecs_text(var: &Var) -> Option<String> {
 
 /// An attribute value of one string (used for virtual attributes).
 pub fn text_att(name: &str, s: &str) -> Att {
-    Att { name: name.to_string(), ty: NcType::Char, value: AttValue::Bytes(s.as_bytes().to_vec()) }
+    Att {
+        name: name.to_string(),
+        ty: NcType::Char,
+        value: AttValue::Bytes(s.as_bytes().to_vec()),
+    }
 }

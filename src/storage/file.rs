@@ -67,14 +67,7 @@ const TMP_PREFIX: &str = ".nczarr-tmp.";
 
 /// Objects whose presence at the root marks a directory as a Zarr dataset
 /// (`.nczarr` is NCZarr format 1, read by netcdf-c up to 4.9.2).
-const ZARR_MARKERS: &[&str] = &[
-    ".zgroup",
-    ".zarray",
-    ".zattrs",
-    ".zmetadata",
-    "zarr.json",
-    ".nczarr",
-];
+const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
 
 /// How often `put` starts over when a concurrent delete removed the directory
 /// it was writing into.
@@ -124,13 +117,7 @@ fn io_error(op: Op, what: &str, path: &Path, e: &io::Error) -> NcError {
             _ => NcError::Io,
         },
     };
-    crate::nclog!(
-        Level::Error,
-        "file store: {} {}: {}",
-        what,
-        path.display(),
-        e
-    );
+    crate::nclog!(Level::Error, "file store: {} {}: {}", what, path.display(), e);
     err
 }
 
@@ -158,11 +145,7 @@ fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
         return Ok(None);
     }
     if !meta.is_file() {
-        crate::nclog!(
-            Level::Error,
-            "file store: {} is not a regular file",
-            path.display()
-        );
+        crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
         return Err(NcError::NcZarr);
     }
     let file = match OpenOptions::new()
@@ -174,18 +157,12 @@ fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
         Err(e) if is_absent(&e) => return Ok(None),
         Err(e) => return Err(io_error(Op::Read, "open", path, &e)),
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| io_error(Op::Read, "fstat", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(Op::Read, "fstat", path, &e))?;
     if meta.is_dir() {
         return Ok(None);
     }
     if !meta.is_file() {
-        crate::nclog!(
-            Level::Error,
-            "file store: {} is not a regular file",
-            path.display()
-        );
+        crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
         return Err(NcError::NcZarr);
     }
     Ok(Some((file, meta.len())))
@@ -216,9 +193,7 @@ fn dir_is_empty(dir: &Path) -> NcResult<bool> {
 /// Whether `dir` holds Zarr metadata at its root (any kind of entry counts:
 /// we only decide whether the tree is ours to replace).
 fn looks_like_zarr(dir: &Path) -> bool {
-    ZARR_MARKERS
-        .iter()
-        .any(|m| fs::symlink_metadata(dir.join(m)).is_ok())
+    ZARR_MARKERS.iter().any(|m| fs::symlink_metadata(dir.join(m)).is_ok())
 }
 
 /// Remove whatever is at `path` without following a link: a directory tree
@@ -250,11 +225,7 @@ impl FileStore {
         match fs::metadata(root) {
             Ok(m) if m.is_dir() => Ok(FileStore::new(root, writable)),
             Ok(_) => {
-                crate::nclog!(
-                    Level::Error,
-                    "file store: {} is not a directory",
-                    root.display()
-                );
+                crate::nclog!(Level::Error, "file store: {} is not a directory", root.display());
                 Err(NcError::NotNc)
             }
             Err(e) if is_absent(&e) => {
@@ -278,23 +249,17 @@ impl FileStore {
         match fs::symlink_metadata(root) {
             Ok(meta) => {
                 if noclobber {
-                    crate::nclog!(
-                        Level::Error,
-                        "file store: {} exists (NC_NOCLOBBER)",
-                        root.display()
-                    );
+                    crate::nclog!(Level::Error, "file store: {} exists (NC_NOCLOBBER)", root.display());
                     return Err(NcError::Exist);
                 }
                 let ft = meta.file_type();
                 if ft.is_symlink() || ft.is_file() {
-                    fs::remove_file(root)
-                        .map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                    fs::remove_file(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
                 } else if ft.is_dir() {
                     if dir_is_empty(root)? {
                         // Reuse it as it is.
                     } else if looks_like_zarr(root) {
-                        fs::remove_dir_all(root)
-                            .map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                        fs::remove_dir_all(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
                     } else {
                         crate::nclog!(
                             Level::Error,
@@ -315,11 +280,7 @@ impl FileStore {
             Err(e) if e.kind() == ErrorKind::NotFound => {}
             Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
         }
-        match DirBuilder::new()
-            .recursive(true)
-            .mode(DIR_MODE)
-            .create(root)
-        {
+        match DirBuilder::new().recursive(true).mode(DIR_MODE).create(root) {
             Ok(()) => {}
             // Something other than a directory appeared there meanwhile.
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {
@@ -336,11 +297,7 @@ impl FileStore {
         match fs::metadata(root) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                crate::nclog!(
-                    Level::Error,
-                    "file store: {} is not a directory",
-                    root.display()
-                );
+                crate::nclog!(Level::Error, "file store: {} is not a directory", root.display());
                 return Err(NcError::Exist);
             }
             Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
@@ -392,11 +349,7 @@ impl FileStore {
         if self.writable {
             Ok(())
         } else {
-            crate::nclog!(
-                Level::Error,
-                "file store: {} is read-only",
-                self.root.display()
-            );
+            crate::nclog!(Level::Error, "file store: {} is read-only", self.root.display());
             Err(NcError::Perm)
         }
     }
@@ -417,9 +370,7 @@ impl FileStore {
         let Some(parent) = path.parent() else {
             return Ok(());
         };
-        let rel = parent
-            .strip_prefix(&self.root)
-            .map_err(|_| NcError::Internal)?;
+        let rel = parent.strip_prefix(&self.root).map_err(|_| NcError::Internal)?;
         let mut attempt = 0;
         'again: loop {
             if fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
@@ -572,11 +523,7 @@ impl Store for FileStore {
         match file.read_exact_at(&mut buf, offset) {
             Ok(()) => Ok(Some(buf)),
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                crate::nclog!(
-                    Level::Error,
-                    "file store: {} was truncated while read",
-                    path.display()
-                );
+                crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
                 Err(NcError::NcZarr)
             }
             Err(e) => Err(io_error(Op::Read, "read", &path, &e)),
@@ -589,11 +536,7 @@ impl Store for FileStore {
             Ok(m) if m.is_file() => Ok(Some(m.len())),
             Ok(m) if m.is_dir() => Ok(None),
             Ok(_) => {
-                crate::nclog!(
-                    Level::Error,
-                    "file store: {} is not a regular file",
-                    path.display()
-                );
+                crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
                 Err(NcError::NcZarr)
             }
             Err(e) if is_absent(&e) => Ok(None),
@@ -604,10 +547,7 @@ impl Store for FileStore {
     fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
         self.check_writable()?;
         if key.is_root() {
-            crate::nclog!(
-                Level::Error,
-                "file store: cannot write an object at the root key"
-            );
+            crate::nclog!(Level::Error, "file store: cannot write an object at the root key");
             return Err(NcError::Inval);
         }
         let path = self.path_of(key)?;

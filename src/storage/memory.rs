@@ -24,9 +24,7 @@ impl std::fmt::Debug for MemoryStore {
     // Not derived: that would print every byte of every object.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let count = self.objects.read().map(|m| m.len()).ok();
-        f.debug_struct("MemoryStore")
-            .field("objects", &count)
-            .finish()
+        f.debug_struct("MemoryStore").field("objects", &count).finish()
     }
 }
 
@@ -34,11 +32,7 @@ impl std::fmt::Debug for MemoryStore {
 fn copy_out(data: &[u8]) -> NcResult<Vec<u8>> {
     let mut v = Vec::new();
     if v.try_reserve_exact(data.len()).is_err() {
-        crate::nclog!(
-            Level::Error,
-            "memory store: cannot allocate {} bytes",
-            data.len()
-        );
+        crate::nclog!(Level::Error, "memory store: cannot allocate {} bytes", data.len());
         return Err(NcError::NoMem);
     }
     v.extend_from_slice(data);
@@ -132,10 +126,7 @@ impl Store for MemoryStore {
 
     fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
         if key.is_root() {
-            crate::nclog!(
-                Level::Error,
-                "memory store: cannot write an object at the root key"
-            );
+            crate::nclog!(Level::Error, "memory store: cannot write an object at the root key");
             return Err(NcError::Inval);
         }
         // Copy before taking the lock.

@@ -146,8 +146,7 @@ pub fn first_wins(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
 /// included: they pass only if `allow` lists them), with lower-case hex digits
 /// (as `ncuriencodeonly`).
 pub fn encode_only(s: &str, allow: &str) -> String {
-    String::from_utf8(encode_bytes(s.as_bytes(), allow.as_bytes()))
-        .expect("percent-encoding yields ASCII")
+    String::from_utf8(encode_bytes(s.as_bytes(), allow.as_bytes())).expect("percent-encoding yields ASCII")
 }
 
 /// Byte form of [`encode_only`]: the output is ASCII.
@@ -232,8 +231,7 @@ fn file_path(p: &str) -> NcResult<&str> {
     let b = p.as_bytes();
     let l = b.len();
     // file:D:/x and file:/x: the path is all of it.
-    let whole =
-        l >= 2 && ((b[1] == b':' && is_drive_letter(b[0])) || (b[0] == b'/' && b[1] != b'/'));
+    let whole = l >= 2 && ((b[1] == b':' && is_drive_letter(b[0])) || (b[0] == b'/' && b[1] != b'/'));
     // file://D:/x, file:///x and file://relative/x: drop the "//".
     let after_slashes = l >= 4 && b[0] == b'/' && b[1] == b'/' && !(b[2] == b'/' && b[3] == b'/');
     if whole {
@@ -272,11 +270,7 @@ impl Uri {
             Some(i) if core_and_tail.as_bytes()[i] == b'?' => {
                 let after = &core_and_tail[i + 1..];
                 match locate(after, b"#") {
-                    Some(j) => (
-                        &core_and_tail[..i],
-                        Some(&after[..j]),
-                        Some(&after[j + 1..]),
-                    ),
+                    Some(j) => (&core_and_tail[..i], Some(&after[..j]), Some(&after[j + 1..])),
                     None => (&core_and_tail[..i], Some(after), None),
                 }
             }
@@ -360,11 +354,7 @@ impl Uri {
     /// the fragment text unencoded (as `ncuriappendfragmentkey`, but without
     /// 4.9.0's stray leading `#`, which made `ncuribuild` write `##`).
     pub fn append_fragment_key(&mut self, key: &str, value: &str) {
-        match self
-            .fraglist
-            .iter_mut()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        {
+        match self.fraglist.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
             Some(pair) => pair.1 = value.to_string(),
             None => self.fraglist.push((key.to_string(), value.to_string())),
         }
@@ -397,9 +387,7 @@ impl Uri {
         if flags & NCURIPATH != 0 {
             match &self.path {
                 None => out.push('/'),
-                Some(p) if flags & NCURIENCODEPATH != 0 => {
-                    out.push_str(&encode_only(p, PATH_ALLOW))
-                }
+                Some(p) if flags & NCURIENCODEPATH != 0 => out.push_str(&encode_only(p, PATH_ALLOW)),
                 Some(p) => out.push_str(p),
             }
         }
@@ -437,9 +425,7 @@ mod tests {
     use super::*;
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -450,10 +436,7 @@ mod tests {
         assert_eq!(u.path.as_deref(), Some("/x/data.zarr"));
         assert_eq!(u.fragment.as_deref(), Some("mode=nczarr,file"));
         assert_eq!(u.fraglist, pairs(&[("mode", "nczarr,file")]));
-        assert_eq!(
-            u.build(None, None, NCURIALL),
-            "file:///x/data.zarr#mode=nczarr,file"
-        );
+        assert_eq!(u.build(None, None, NCURIALL), "file:///x/data.zarr#mode=nczarr,file");
     }
 
     #[test]
@@ -469,10 +452,7 @@ mod tests {
         assert_eq!(p("file:///"), Err(NcError::Url));
         // file:/abs is rebuilt with three slashes
         let u = Uri::parse("file:/abs/p.nc#mode=nczarr").unwrap();
-        assert_eq!(
-            u.build(None, None, NCURIALL),
-            "file:///abs/p.nc#mode=nczarr"
-        );
+        assert_eq!(u.build(None, None, NCURIALL), "file:///abs/p.nc#mode=nczarr");
     }
 
     #[test]
@@ -534,24 +514,15 @@ mod tests {
     #[test]
     fn duplicate_fragment_keys_first_wins() {
         let u = Uri::parse("https://host/a#mode=nczarr&mode=s3&Mode=zarr&b&x=1").unwrap();
-        assert_eq!(
-            u.fraglist,
-            pairs(&[("mode", "nczarr"), ("b", ""), ("x", "1")])
-        );
+        assert_eq!(u.fraglist, pairs(&[("mode", "nczarr"), ("b", ""), ("x", "1")]));
         assert_eq!(u.fragment.as_deref(), Some("mode=nczarr&b&x=1"));
     }
 
     #[test]
     fn bracket_prefix_params() {
         let u = Uri::parse("[log][show=fetch]https://h/p#x=1").unwrap();
-        assert_eq!(
-            u.fraglist,
-            pairs(&[("log", ""), ("show", "fetch"), ("x", "1")])
-        );
-        assert_eq!(
-            u.build(None, None, NCURIALL),
-            "https://h/p#log&show=fetch&x=1"
-        );
+        assert_eq!(u.fraglist, pairs(&[("log", ""), ("show", "fetch"), ("x", "1")]));
+        assert_eq!(u.build(None, None, NCURIALL), "https://h/p#log&show=fetch&x=1");
         assert_eq!(Uri::parse("[log https://h/p"), Err(NcError::Url));
     }
 
@@ -598,10 +569,7 @@ mod tests {
         assert_eq!(encode_only("u@x:y", USERPWD_ALLOW), "u%40x%3ay");
         assert_eq!(encode_bytes(&[0xff, b'a', b'/'], b"/"), b"%ff%61/");
         assert_eq!(decode_bytes(b"a%20b%2Fc%zz%4"), b"a b/c%zz%4");
-        assert_eq!(
-            decode_bytes_if(b"a+b%20%2f", true, |c| c == b' '),
-            b"a b %2f"
-        );
+        assert_eq!(decode_bytes_if(b"a+b%20%2f", true, |c| c == b' '), b"a b %2f");
     }
 
     #[test]
