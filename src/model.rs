@@ -70,7 +70,12 @@ pub enum StringLayout {
     Fixed(usize),
     /// `<Un` / `>Un`: n UTF-32 code units per value.
     Utf32 { n: usize, big: bool },
+    /// `|O` with numcodecs' `vlen-utf8` codec: a count, then length-prefixed values.
+    VlenUtf8,
 }
+
+/// The largest encoded chunk of variable-length strings the library reads (1 GiB).
+pub const MAX_VLEN_CHUNK_BYTES: usize = 1 << 30;
 
 #[derive(Debug)]
 pub struct Var {
@@ -261,6 +266,7 @@ impl Var {
         match (self.ty, self.string_layout) {
             (NcType::String, StringLayout::Fixed(n)) => n,
             (NcType::String, StringLayout::Utf32 { n, .. }) => n * 4,
+            (NcType::String, StringLayout::VlenUtf8) => 8,
             (t, _) => t.size(),
         }
     }

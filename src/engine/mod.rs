@@ -92,6 +92,7 @@ impl ChunkSpec {
         match (self.ty, self.layout) {
             (NcType::String, StringLayout::Fixed(n)) => n,
             (NcType::String, StringLayout::Utf32 { n, .. }) => n * 4,
+            (NcType::String, StringLayout::VlenUtf8) => 0,
             (t, _) => t.size(),
         }
     }
@@ -113,7 +114,11 @@ impl ChunkSpec {
     /// Fetch and decode one chunk (fill when absent).
     fn load(&self, store: &dyn Store, idx: &[u64]) -> NcResult<ChunkData> {
         let key = self.key(idx)?;
-        let raw_len = self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?;
+        let raw_len = if self.layout == StringLayout::VlenUtf8 && self.ty == NcType::String {
+            crate::model::MAX_VLEN_CHUNK_BYTES
+        } else {
+            self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?
+        };
         if self.has_codecs {
             // Codecs arrive with the filter work; until then, as netcdf-c
             // without the plugin: the data cannot be decoded.
@@ -127,6 +132,9 @@ impl ChunkSpec {
     }
 
     fn decode(&self, mut raw: Vec<u8>, key: &Key) -> NcResult<ChunkData> {
+        if self.ty == NcType::String && self.layout == StringLayout::VlenUtf8 {
+            return decode_vlen(&raw, self.nelems, key);
+        }
         let es = self.elem_size();
         if raw.len() != self.nelems * es {
             crate::nclog!(
@@ -183,6 +191,9 @@ impl ChunkSpec {
         if self.has_codecs {
             return Err(NcError::NoFilter);
         }
+        if let (ChunkData::Strings(s), StringLayout::VlenUtf8) = (data, self.layout) {
+            return encode_vlen(s);
+        }
         let es = self.elem_size();
         let mut raw = match data {
             ChunkData::Bytes(b) => {
@@ -202,6 +213,7 @@ impl ChunkSpec {
                             let n = v.len().min(es);
                             slot[..n].copy_from_slice(&v[..n]);
                         }
+                        StringLayout::VlenUtf8 => unreachable!("handled above"),
                         StringLayout::Utf32 { big, .. } => {
                             let text = String::from_utf8_lossy(v);
                             for (j, ch) in text.chars().take(es / 4).enumerate() {
@@ -220,6 +232,49 @@ impl ChunkSpec {
         }
         Ok(raw)
     }
+}
+
+/// numcodecs `vlen-utf8`: a little-endian u32 item count, then each item as
+/// a u32 length and its bytes. Every length is checked against what is left.
+fn decode_vlen(raw: &[u8], nelems: usize, key: &Key) -> NcResult<ChunkData> {
+    let bad = |why: &str| {
+        crate::nclog!(Level::Error, "chunk {}: bad vlen-utf8 data: {}", key.as_str(), why);
+        NcError::NcZarr
+    };
+    let u32_at = |p: usize| -> Option<usize> {
+        let b = raw.get(p..p + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let n = u32_at(0).ok_or_else(|| bad("truncated header"))?;
+    if n != nelems {
+        return Err(bad("item count differs from the chunk shape"));
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut p = 4;
+    for _ in 0..n {
+        let len = u32_at(p).ok_or_else(|| bad("truncated length"))?;
+        p += 4;
+        let s = raw.get(p..p.checked_add(len).ok_or_else(|| bad("length overflow"))?).ok_or_else(|| bad("truncated item"))?;
+        out.push(Some(s.to_vec()));
+        p += len;
+    }
+    if p != raw.len() {
+        return Err(bad("trailing bytes"));
+    }
+    Ok(ChunkData::Strings(out))
+}
+
+fn encode_vlen(s: &[Option<Vec<u8>>]) -> NcResult<Vec<u8>> {
+    let len32 = |n: usize| u32::try_from(n).map(u32::to_le_bytes).map_err(|_| NcError::NcZarr);
+    let total: usize = s.iter().map(|x| 4 + x.as_ref().map_or(0, Vec::len)).sum();
+    let mut out = Vec::with_capacity(4 + total);
+    out.extend_from_slice(&len32(s.len())?);
+    for x in s {
+        let b = x.as_deref().unwrap_or(&[]);
+        out.extend_from_slice(&len32(b.len())?);
+        out.extend_from_slice(b);
+    }
+    Ok(out)
 }
 
 /// Reorder a chunk between C and Fortran order. `to_c`: input is F-ordered.

@@ -28,6 +28,10 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
         Some(b'|') => ('|', &s[1..]),
         _ => ('=', s),
     };
+    if rest == "O" {
+        // Python objects: only strings, with the vlen-utf8 codec (checked by the reader).
+        return Ok(Dtype { ty: NcType::String, big_endian: false, strings: Some(StringLayout::VlenUtf8) });
+    }
     let mut chars = rest.chars();
     let kind = chars.next().ok_or_else(bad)?;
     let size: usize = chars.as_str().parse().map_err(|_| bad())?;

@@ -439,6 +439,7 @@ impl Reader<'_, '_> {
         let elem = match dt.strings {
             Some(StringLayout::Fixed(n)) => n,
             Some(StringLayout::Utf32 { n, .. }) => n * 4,
+            Some(StringLayout::VlenUtf8) => 8,
             None => ty.size(),
         };
         let chunk_bytes = chunks.iter().try_fold(elem, |a, &c| a.checked_mul(c));
@@ -575,6 +576,15 @@ impl Reader<'_, '_> {
         match zarray.get("compressor") {
             None | Some(Value::Null) => {}
             Some(c) => var.codecs.push(c.clone()),
+        }
+        if var.string_layout == StringLayout::VlenUtf8 {
+            // The object codec is the string layout itself; it must come first.
+            let is_vlen = |c: &Value| c.get("id").and_then(Value::as_str) == Some("vlen-utf8");
+            if !var.codecs.first().is_some_and(is_vlen) {
+                crate::nclog!(Level::Warn, "{}: object dtype without a leading vlen-utf8 codec", vk);
+                return Err(NcError::NcZarr);
+            }
+            var.codecs.remove(0);
         }
         var.stored_key = Some(vk);
         var.meta_dirty = false;

@@ -42,6 +42,7 @@ pub fn string_width(var: &Var) -> usize {
     match var.string_layout {
         StringLayout::Fixed(n) => n,
         StringLayout::Utf32 { n, .. } => n,
+        StringLayout::VlenUtf8 => 0,
     }
 }
 
@@ -66,6 +67,7 @@ fn fill_out(var: &Var) -> Out {
 fn dtype_of(var: &Var) -> String {
     match (var.ty, var.string_layout) {
         (NcType::String, StringLayout::Utf32 { n, big }) => format!("{}U{n}", if big { '>' } else { '<' }),
+        (NcType::String, StringLayout::VlenUtf8) => "|O".to_string(),
         (t, _) => dtype::format(t, var.big_endian, string_width(var)),
     }
 }
@@ -89,6 +91,9 @@ pub fn zarray(ds: &Dataset, var: &Var) -> Out {
     if let Some((last, rest)) = var.codecs.split_last() {
         compressor = Out::from_value(last);
         filters = rest.iter().map(Out::from_value).collect();
+    }
+    if var.string_layout == StringLayout::VlenUtf8 {
+        filters.insert(0, Out::obj(vec![("id", Out::Str("vlen-utf8".into()))]));
     }
     let mut pairs = vec![
         ("zarr_format", Out::U(2)),
