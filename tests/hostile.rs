@@ -1,0 +1,185 @@
+//! Hostile datasets: malformed metadata and chunks must give netCDF error
+//! codes (or hide the one bad variable), never a panic (NC_EINTERNAL), a
+//! hang or wrong data.
+
+use std::ffi::{CString, c_int};
+use std::fs;
+use std::path::Path;
+
+use netcdf::ffi::data::*;
+use netcdf::ffi::file::*;
+use netcdf::ffi::meta::*;
+
+const NC_EINTERNAL: c_int = -92;
+
+fn url(p: &Path, mode: &str) -> CString {
+    CString::new(format!("file://{}#mode={mode},file", p.display())).unwrap()
+}
+
+/// A small valid pure-Zarr dataset with one int32 array `v` of 6 elements in two chunks.
+fn base(dir: &Path) {
+    fs::create_dir_all(dir.join("v")).unwrap();
+    fs::write(dir.join(".zgroup"), r#"{"zarr_format": 2}"#).unwrap();
+    fs::write(dir.join(".zattrs"), "{}").unwrap();
+    fs::write(
+        dir.join("v/.zarray"),
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#,
+    )
+    .unwrap();
+    fs::write(dir.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["x"]}"#).unwrap();
+    let c0: Vec<u8> = [1i32, 2, 3].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let c1: Vec<u8> = [4i32, 5, 6].iter().flat_map(|x| x.to_le_bytes()).collect();
+    fs::write(dir.join("v/0"), c0).unwrap();
+    fs::write(dir.join("v/1"), c1).unwrap();
+}
+
+/// Open and read everything; return (open status, read status of `v` if visible).
+fn probe(dir: &Path) -> (c_int, Option<c_int>) {
+    let u = url(dir, "zarr");
+    let mut ncid = 0;
+    let st = unsafe { nc_open(u.as_ptr(), 0, &mut ncid) };
+    assert_ne!(st, NC_EINTERNAL, "open panicked");
+    if st != 0 {
+        return (st, None);
+    }
+    let mut varid = -1;
+    let found = unsafe { nc_inq_varid(ncid, c"v".as_ptr(), &mut varid) } == 0;
+    let read = found.then(|| {
+        let mut ndims = 0;
+        unsafe { nc_inq_varndims(ncid, varid, &mut ndims) };
+        let mut buf = vec![0i32; 64];
+        let r = unsafe { nc_get_var_int(ncid, varid, buf.as_mut_ptr()) };
+        assert_ne!(r, NC_EINTERNAL, "read panicked");
+        if r == 0 && ndims == 1 {
+            let mut len = 0usize;
+            let mut dimid = 0;
+            unsafe { nc_inq_vardimid(ncid, varid, &mut dimid) };
+            unsafe { nc_inq_dimlen(ncid, dimid, &mut len) };
+            assert!(len <= 64);
+        }
+        r
+    });
+    assert_eq!(nc_close(ncid), 0);
+    (st, read)
+}
+
+fn case(name: &str, mutate: impl FnOnce(&Path)) -> (c_int, Option<c_int>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(format!("{name}.zarr"));
+    base(&dir);
+    mutate(&dir);
+    probe(&dir)
+}
+
+fn zarray(dir: &Path, text: &str) {
+    fs::write(dir.join("v/.zarray"), text).unwrap();
+}
+
+#[test]
+fn valid_base_reads() {
+    assert_eq!(case("ok", |_| {}), (0, Some(0)));
+}
+
+#[test]
+fn malformed_metadata_hides_the_variable() {
+    let bad_arrays = [
+        "{not json",
+        "[]",
+        "null",
+        r#"{"zarr_format": 2}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [0], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3, 3], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [-6], "chunks": [3], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<c16", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": "x"}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 1e40}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": 7, "fill_value": 0}"#,
+        r#"{"zarr_format": 3, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [4294967296, 4294967296, 4294967296], "chunks": [1,1,1], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [18446744073709551615], "dtype": "<i8", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "|S99999999999", "fill_value": ""}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "|O", "fill_value": "", "filters": null}"#,
+    ];
+    for (i, text) in bad_arrays.iter().enumerate() {
+        let (open, read) = case(&format!("arr{i}"), |d| zarray(d, text));
+        assert_eq!(open, 0, "case {i}: the dataset still opens");
+        assert_eq!(read, None, "case {i}: the bad variable is hidden: {text}");
+    }
+}
+
+#[test]
+fn deep_json_is_refused() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (open, read) = case("deep", |d| fs::write(d.join("v/.zattrs"), &deep).unwrap());
+    assert_eq!(open, 0);
+    assert_eq!(read, None);
+    let (open, _) = case("deeproot", |d| fs::write(d.join(".zattrs"), &deep).unwrap());
+    assert_ne!(open, 0);
+}
+
+#[test]
+fn bad_chunks_are_errors_not_data() {
+    // Too short, too long, a directory, a FIFO in place of a chunk.
+    let (_, read) = case("short", |d| fs::write(d.join("v/1"), [1u8, 2, 3]).unwrap());
+    assert_eq!(read, Some(-137));
+    let (_, read) = case("long", |d| fs::write(d.join("v/1"), vec![0u8; 13]).unwrap());
+    assert_eq!(read, Some(-137));
+    let (_, read) = case("dir", |d| {
+        fs::remove_file(d.join("v/1")).unwrap();
+        fs::create_dir(d.join("v/1")).unwrap();
+        fs::write(d.join("v/1/x"), b"junk").unwrap();
+    });
+    // A folder where a chunk should be is not data; netcdf-c would read it as missing.
+    assert!(matches!(read, Some(0) | Some(-137)), "{read:?}");
+    let (_, read) = case("fifo", |d| {
+        fs::remove_file(d.join("v/1")).unwrap();
+        let st = std::process::Command::new("mkfifo")
+            .arg(d.join("v/1"))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    });
+    assert_eq!(read, Some(-137));
+}
+
+#[test]
+fn bad_nczarr_group_metadata() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, zattrs) in [
+        r#"{"_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"dimensions": {"x": -1}, "arrays": [], "groups": []}}"#,
+        r#"{"_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"dimensions": {"a/b": 3}, "arrays": [], "groups": []}}"#,
+        r#"{"_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"dimensions": {}, "arrays": ["../../etc"], "groups": ["..", "/", ""]}}"#,
+        r#"{"_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"dimensions": {}, "arrays": ["v"], "groups": []}}"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = tmp.path().join(format!("g{i}.zarr"));
+        base(&dir);
+        fs::write(dir.join(".zattrs"), zattrs).unwrap();
+        // `v` has no _nczarr_array: it must be hidden or read as pure Zarr, never panic.
+        let u = url(&dir, "nczarr");
+        let mut ncid = 0;
+        let st = unsafe { nc_open(u.as_ptr(), 0, &mut ncid) };
+        assert_ne!(st, NC_EINTERNAL);
+        if st == 0 {
+            let mut nvars = 0;
+            unsafe { nc_inq_nvars(ncid, &mut nvars) };
+            assert!(nvars <= 1);
+            assert_eq!(nc_close(ncid), 0);
+        }
+    }
+}
+
+#[test]
+fn not_zarr_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.zarr");
+    fs::create_dir(&empty).unwrap();
+    let mut ncid = 0;
+    assert_eq!(unsafe { nc_open(url(&empty, "nczarr").as_ptr(), 0, &mut ncid) }, -51);
+    let file = tmp.path().join("file.zarr");
+    fs::write(&file, b"hello").unwrap();
+    let st = unsafe { nc_open(url(&file, "nczarr").as_ptr(), 0, &mut ncid) };
+    assert!(st == -51 || st == -141, "{st}");
+}
