@@ -62,6 +62,16 @@ impl ChunkCache {
         }
     }
 
+    /// Look without counting as a use (for worker threads); see `touch_key`.
+    pub fn peek(&self, key: &[u64]) -> Option<&ChunkData> {
+        self.entries.get(key).map(|e| &e.data)
+    }
+
+    /// Count a use of a cached chunk.
+    pub fn touch_key(&mut self, key: &[u64]) {
+        self.touch(key);
+    }
+
     pub fn contains(&self, key: &[u64]) -> bool {
         self.entries.contains_key(key)
     }
@@ -123,6 +133,15 @@ impl ChunkCache {
     pub fn rebalance(&mut self) -> Vec<(Vec<u64>, ChunkData, bool)> {
         self.used = self.entries.values().map(|e| e.data.byte_size()).sum();
         self.evict()
+    }
+
+    /// Remove a chunk from the cache and hand it over (it is put back, dirty,
+    /// after modification).
+    pub fn take(&mut self, key: &[u64]) -> Option<ChunkData> {
+        let e = self.entries.remove(key)?;
+        self.lru.remove(&e.tick);
+        self.used -= e.data.byte_size();
+        Some(e.data)
     }
 
     /// Take copies of all dirty chunks, marking them clean.

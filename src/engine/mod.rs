@@ -583,15 +583,18 @@ fn copy_in(src: &MemIn<'_>, chunk: &mut ChunkData, ft: NcType, r: Run, scratch: 
     }
 }
 
-/// Write dirty chunks evicted from a cache.
+/// Write dirty chunks evicted from a cache, encoding them on the pool.
 fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkData, bool)>) -> NcResult<()> {
-    for (idx, data, dirty) in ev {
-        if dirty {
-            let raw = spec.encode(&data)?;
-            store.put(&spec.key(&idx)?, &raw)?;
-        }
+    let dirty: Vec<(Vec<u64>, ChunkData)> = ev.into_iter().filter(|e| e.2).map(|(k, d, _)| (k, d)).collect();
+    let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> {
+        let raw = spec.encode(data)?;
+        store.put(&spec.key(idx)?, &raw)
+    };
+    if dirty.len() > 1 {
+        POOL.install(|| dirty.par_iter().try_for_each(put))
+    } else {
+        dirty.iter().try_for_each(put)
     }
-    Ok(())
 }
 
 /// Read a hyperslab (nc_get_vars) into caller memory.
@@ -656,17 +659,40 @@ pub fn get_vars(
         for (k, r) in missing.into_iter().zip(loaded) {
             fresh.insert(k.clone(), r?);
         }
-        for (idx, segs) in batch {
-            let res = if let Some(data) = fresh.get(idx) {
-                copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch)
-            } else {
-                let data = var.cache.get(idx).ok_or(NcError::Internal)?;
-                copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch)
+        if batch.len() == 1 {
+            let (idx, segs) = &batch[0];
+            let data = match fresh.get(idx) {
+                Some(d) => d,
+                None => var.cache.get(idx).ok_or(NcError::Internal)?,
             };
-            match res {
+            match copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch) {
                 Ok(()) => {}
                 Err(NcError::Range) => range_err = true,
                 Err(e) => return Err(e),
+            }
+        } else {
+            // Convert each chunk's part on the pool, then place the parts.
+            let mt = match &out {
+                MemOut::Num { ty, .. } => Some(*ty),
+                MemOut::Str(_) => None,
+            };
+            let cache = &var.cache;
+            let staged: Vec<NcResult<Staged>> = POOL.install(|| {
+                batch
+                    .par_iter()
+                    .map(|(idx, segs)| {
+                        let data = fresh.get(idx).or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
+                        stage(&sel, segs, data, ft, mt)
+                    })
+                    .collect()
+            });
+            for st in staged {
+                let st = st?;
+                range_err |= st.range;
+                st.place(&mut out);
+            }
+            for (idx, _) in batch {
+                var.cache.touch_key(idx);
             }
         }
         for (k, data) in fresh {
@@ -675,6 +701,77 @@ pub fn get_vars(
         }
     }
     if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// One chunk's part of a read, converted to the memory type, waiting to be
+/// placed into caller memory.
+struct Staged {
+    /// (first element in caller memory, number of elements), in order.
+    runs: Vec<(usize, usize)>,
+    num: Vec<u8>,
+    strs: Vec<Option<Vec<u8>>>,
+    range: bool,
+}
+
+impl Staged {
+    fn place(self, out: &mut MemOut<'_>) {
+        match out {
+            MemOut::Num { ty, data } => {
+                let ms = ty.size();
+                let mut p = 0;
+                for (o, len) in self.runs {
+                    data[o * ms..(o + len) * ms].copy_from_slice(&self.num[p..p + len * ms]);
+                    p += len * ms;
+                }
+            }
+            MemOut::Str(dst) => {
+                let mut it = self.strs.into_iter();
+                for (o, len) in self.runs {
+                    for slot in &mut dst[o..o + len] {
+                        *slot = it.next().flatten();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Convert the selected part of one decoded chunk (runs in order).
+fn stage(sel: &Selection, segs: &[Seg], data: &ChunkData, ft: NcType, mt: Option<NcType>) -> NcResult<Staged> {
+    let mut st = Staged { runs: Vec::new(), num: Vec::new(), strs: Vec::new(), range: false };
+    let mut scratch = Vec::new();
+    for_each_run(sel, segs, |r| {
+        st.runs.push((r.out, r.len));
+        match (data, mt) {
+            (ChunkData::Bytes(b), Some(mt)) => {
+                let fs = ft.size();
+                let at = st.num.len();
+                st.num.resize(at + r.len * mt.size(), 0);
+                let dst = &mut st.num[at..];
+                let res = if r.step == 1 {
+                    convert::convert(ft, &b[r.chunk * fs..(r.chunk + r.len) * fs], mt, dst)
+                } else {
+                    scratch.clear();
+                    for k in 0..r.len {
+                        let p = (r.chunk + k * r.step) * fs;
+                        scratch.extend_from_slice(&b[p..p + fs]);
+                    }
+                    convert::convert(ft, &scratch, mt, dst)
+                };
+                match res {
+                    Err(NcError::Range) => st.range = true,
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
+                }
+            }
+            (ChunkData::Strings(s), None) => {
+                st.strs.extend((0..r.len).map(|k| s[r.chunk + k * r.step].clone()));
+            }
+            _ => return Err(NcError::BadType),
+        }
+        Ok(())
+    })?;
+    Ok(st)
 }
 
 fn copy_runs_out(
@@ -805,34 +902,72 @@ pub fn put_vars(
     let ft = spec.ty;
     let var = ds.var_mut(grp, varid)?;
     var.data_written = true;
-    let mut range_err = false;
-    let mut scratch = Vec::new();
-    let mut result = Ok(());
+    let mut work: Vec<(Vec<u64>, Vec<Seg>)> = Vec::new();
     for_each_chunk(&sel, |idx, segs| {
-        let mut data = if let Some(d) = var.cache.get(&idx) {
-            d.clone()
-        } else if covers_chunk(&sel, &segs, &shape) {
-            spec.fill_chunk()
-        } else {
-            spec.load(store.as_ref(), &idx)?
-        };
-        let r = for_each_run(&sel, &segs, |run| {
-            match copy_in(&src, &mut data, ft, run, &mut scratch) {
-                Err(NcError::Range) => {
-                    range_err = true;
-                    Ok(())
-                }
-                r => r,
-            }
-        });
-        if let Err(e) = r {
-            result = Err(e);
-        }
-        let ev = var.cache.insert(idx, data, true);
-        var.chunks_on_disk |= ev.iter().any(|e| e.2);
-        write_evicted(&spec, store.as_ref(), ev)
+        work.push((idx, segs));
+        Ok(())
     })?;
-    result?;
+    let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
+    let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
+    let mut range_err = false;
+    for batch in work.chunks(per_batch) {
+        // Chunks partly overwritten and not cached must be read first: in parallel.
+        let need_load: Vec<&Vec<u64>> = batch
+            .iter()
+            .filter(|(idx, segs)| !var.cache.contains(idx) && !covers_chunk(&sel, segs, &shape))
+            .map(|(idx, _)| idx)
+            .collect();
+        let loaded: Vec<NcResult<ChunkData>> =
+            POOL.install(|| need_load.par_iter().map(|k| spec.load(store.as_ref(), k)).collect());
+        let mut loaded_by_key = std::collections::HashMap::new();
+        for (k, r) in need_load.into_iter().zip(loaded) {
+            loaded_by_key.insert(k.clone(), r?);
+        }
+        // Gather each chunk's current content (taking it out of the cache).
+        let mut jobs = Vec::with_capacity(batch.len());
+        for (idx, segs) in batch {
+            let data = match var.cache.take(idx) {
+                Some(d) => d,
+                None => loaded_by_key.remove(idx).unwrap_or_else(|| spec.fill_chunk()),
+            };
+            jobs.push((idx.clone(), segs, data));
+        }
+        // Convert the caller's values into the chunks on the pool.
+        let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = POOL.install(|| {
+            jobs.into_par_iter()
+                .map(|(idx, segs, mut data)| {
+                    let mut scratch = Vec::new();
+                    let mut range = false;
+                    let r = for_each_run(&sel, segs, |run| match copy_in(&src, &mut data, ft, run, &mut scratch) {
+                        Err(NcError::Range) => {
+                            range = true;
+                            Ok(())
+                        }
+                        r => r,
+                    });
+                    let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
+                    (idx, data, r)
+                })
+                .collect()
+        });
+        let mut evicted = Vec::new();
+        let mut failure = None;
+        for (idx, data, r) in done {
+            match r {
+                Ok(()) => {}
+                Err(NcError::Range) => range_err = true,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+            evicted.extend(var.cache.insert(idx, data, true));
+        }
+        var.chunks_on_disk |= evicted.iter().any(|e| e.2);
+        write_evicted(&spec, store.as_ref(), evicted)?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
 
