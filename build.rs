@@ -15,4 +15,33 @@ fn main() {
         .compile("nczarr_varargs");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={manifest}/{c_dir}/exports.map");
+
+    // netcdf-c >= 4.9.3 is libnetcdf.so.22; programs built against it (and
+    // against this library) record that name.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.22");
+    provide_library_names();
+}
+
+/// Best effort: make the names a loader looks for (`libnetcdf.so.22`, our
+/// SONAME, and `libnetcdf.so.19`, what Debian bookworm's programs load)
+/// resolve in cargo's output directory (`target/<profile>/`) too, as
+/// relative symlinks to the `libnetcdf.so` that cargo links there. Without
+/// them a C program linked against `target/<profile>/libnetcdf.so` would not
+/// start. The CMake build (`CMakeLists.txt`) makes the same names in
+/// `build/lib/` itself and does not rely on this.
+fn provide_library_names() {
+    let Some(out_dir) = std::env::var_os("OUT_DIR") else {
+        return;
+    };
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out
+    let Some(profile_dir) = std::path::Path::new(&out_dir).ancestors().nth(3) else {
+        return;
+    };
+    for name in ["libnetcdf.so.22", "libnetcdf.so.19"] {
+        let link = profile_dir.join(name);
+        if std::fs::symlink_metadata(&link).is_err() {
+            // A failure only loses the convenience names; the build goes on.
+            let _ = std::os::unix::fs::symlink("libnetcdf.so", &link);
+        }
+    }
 }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The project's single test command (CI runs it after scripts/install-deps.sh):
+#   1. cargo build --release --locked
+#   2. cargo test --release --locked        (the whole crate)
+#   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures)
+#   4. scripts/check-headers.sh             (if present)
+#   5. tests/interop/run.sh                 (if present)
+# A failing build stops the run; the test steps all run, and the script exits
+# non-zero when any of them failed.
+#
+# Usage: scripts/test-all.sh
+# Env:   NCZ_VENV  the Python venv from scripts/install-deps.sh (exported for step 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NCZ_VENV="${NCZ_VENV:-$HOME/.cache/nczarr-venv}"
+
+failed=()
+step() { printf '\n=== %s ===\n' "$*"; }
+run_test() { # name command...
+    local name=$1
+    shift
+    step "$name"
+    if "$@"; then
+        echo "test-all: $name: ok"
+    else
+        echo "test-all: $name: FAILED (exit $?)"
+        failed+=("$name")
+    fi
+}
+
+step "cargo build --release --locked"
+cargo build --release --locked
+
+run_test "cargo test" cargo test --release --locked
+
+step "cmake build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j2
+
+run_test ctest ctest --test-dir build --output-on-failure
+# CTest shows a passing test's output only in its log: repeat the fixture
+# runner's summary line here.
+log=build/Testing/Temporary/LastTest.log
+if [ -f "$log" ]; then
+    grep -E '^fixtures: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" || true
+fi
+
+if [ -f scripts/check-headers.sh ]; then
+    run_test check-headers bash scripts/check-headers.sh
+fi
+if [ -f tests/interop/run.sh ]; then
+    run_test interop bash tests/interop/run.sh
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "test-all: FAILED: ${failed[*]}"
+    exit 1
+fi
+echo "test-all: all steps passed"
