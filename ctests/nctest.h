@@ -206,7 +206,11 @@ static inline const char *nct_path(const char *name)
 {
     static char buf[NCT_MAXPATH];
     int i;
-    snprintf(buf, sizeof buf, "%s/%s_%s.zarr", nct_dir, nct_prog, name);
+    int n = snprintf(buf, sizeof buf, "%s/%s_%s.zarr", nct_dir, nct_prog, name);
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        fprintf(stderr, "nctest: dataset path too long\n");
+        exit(2);
+    }
     for (i = 0; i < nct_npaths; i++)
         if (strcmp(nct_paths[i], buf) == 0)
             return nct_paths[i];
@@ -227,7 +231,11 @@ static inline const char *nct_url_mode(const char *name, const char *mode)
     static int next;
     char *buf = ring[next];
     next = (next + 1) % 16;
-    snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), mode);
+    int n = snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), mode);
+    if (n < 0 || (size_t)n >= sizeof ring[0]) {
+        fprintf(stderr, "nctest: URL too long\n");
+        exit(2);
+    }
     return buf;
 }
 

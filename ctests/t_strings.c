@@ -273,25 +273,16 @@ static void test_strings_pure_zarr(void)
     EXPECT_STR(r[0], "x");
     EXPECT_STR(r[1], "yz");
     CHECK(nc_free_string(2, r));
-    /* netcdf-c writes a char variable as ">S1" even in pure Zarr, but reads
-     * every S dtype back as NC_STRING there, so the variable changes type
-     * on a round trip. It must come back as char. */
+    /* in pure Zarr every S dtype is a string: the char var reads back as
+     * NC_STRING of one-character strings (pure Zarr has no char type) */
     nc_type t;
     CHECK(nc_inq_varid(ncid, "c", &c));
     CHECK(nc_inq_vartype(ncid, c, &t));
-    KNOWN_WRONG_BEGIN("a pure-Zarr char variable (>S1) reads back as NC_STRING");
-    EXPECT_EQ(t, NC_CHAR);
-    KNOWN_WRONG_END();
-    if (t == NC_STRING) {
-        CHECK(nc_get_var_string(ncid, c, r));
-        EXPECT_STR(r[0], "a");
-        EXPECT_STR(r[1], "b");
-        CHECK(nc_free_string(2, r));
-    } else {
-        char text[3] = {0, 0, 0};
-        CHECK(nc_get_var_text(ncid, c, text));
-        EXPECT_STR(text, "ab");
-    }
+    EXPECT_EQ(t, NC_STRING);
+    CHECK(nc_get_var_string(ncid, c, r));
+    EXPECT_STR(r[0], "a");
+    EXPECT_STR(r[1], "b");
+    CHECK(nc_free_string(2, r));
     CHECK(nc_close(ncid));
 }
 

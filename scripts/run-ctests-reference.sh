@@ -10,7 +10,7 @@
 #      BUILD_DIR     build dir (default target/ctests-reference)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="${VENV:-/tmp/venv}"
+venv="${VENV:-${NCZ_VENV:-/tmp/venv}}"
 lib="${NCZ_REF_LIB:-}"
 if [ -z "$lib" ]; then
   lib="$(ls "$venv"/lib/python3*/site-packages/netcdf4.libs/libnetcdf-*.so* 2>/dev/null | head -n1 || true)"

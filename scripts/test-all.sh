@@ -3,8 +3,11 @@
 #   1. cargo build --release --locked
 #   2. cargo test --release --locked        (the whole crate)
 #   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures)
-#   4. scripts/check-headers.sh             (if present)
-#   5. tests/interop/run.sh                 (if present)
+#   4. the C tests again, against the reference netcdf-c 4.10.1 (netCDF4 wheel),
+#      and the differential tests of the client helpers and time functions
+#      against Debian's netcdf-c 4.9.0
+#   5. scripts/check-headers.sh             (if present)
+#   6. tests/interop/run.sh                 (if present)
 # A failing build stops the run; the test steps all run, and the script exits
 # non-zero when any of them failed.
 #
@@ -44,6 +47,10 @@ log=build/Testing/Temporary/LastTest.log
 if [ -f "$log" ]; then
     grep -E '^fixtures: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" || true
 fi
+
+run_test "ctests against netcdf-c 4.10.1" bash scripts/run-ctests-reference.sh
+run_test "client helpers vs netcdf-c 4.9.0" bash scripts/run-client-ctest.sh
+run_test "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.sh
 
 if [ -f scripts/check-headers.sh ]; then
     run_test check-headers bash scripts/check-headers.sh

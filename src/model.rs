@@ -87,7 +87,8 @@ pub struct Var {
     /// Chunk shape (one per dimension; empty for a scalar).
     pub chunks: Vec<usize>,
     pub big_endian: bool,
-    /// Whether nc_def_var_endian set the order (else the machine's).
+    /// The stored dtype has no byte order (`|u1`): reported as NC_ENDIAN_NATIVE.
+    pub native_order: bool,
     pub no_fill: bool,
     /// The fill value in native-endian bytes of `ty` (the string itself for NC_STRING).
     pub fill: Vec<u8>,
@@ -234,6 +235,7 @@ impl Var {
             atts: Vec::new(),
             chunks: Vec::new(),
             big_endian: cfg!(target_endian = "big"),
+            native_order: false,
             no_fill: false,
             fill: ty.default_fill(),
             codecs: Vec::new(),

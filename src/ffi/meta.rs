@@ -722,6 +722,7 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
             // Text has no byte order: NC_ENDIAN_NATIVE, as netcdf-c reports.
             let e = match v.ty {
                 NcType::Char | NcType::String => 0,
+                _ if v.native_order => 0,
                 _ if v.big_endian => 2,
                 _ => 1,
             };

@@ -11,6 +11,8 @@ pub struct Dtype {
     pub ty: NcType,
     pub big_endian: bool,
     pub strings: Option<StringLayout>,
+    /// The dtype says "no byte order" (`|`), which netcdf-c reports as NC_ENDIAN_NATIVE.
+    pub native: bool,
 }
 
 /// Parse a Zarr v2 dtype. `>S1` is NC_CHAR (netcdf-c's convention); other `S`
@@ -30,7 +32,12 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
     };
     if rest == "O" {
         // Python objects: only strings, with the vlen-utf8 codec (checked by the reader).
-        return Ok(Dtype { ty: NcType::String, big_endian: false, strings: Some(StringLayout::VlenUtf8) });
+        return Ok(Dtype {
+            ty: NcType::String,
+            big_endian: false,
+            strings: Some(StringLayout::VlenUtf8),
+            native: true,
+        });
     }
     let mut chars = rest.chars();
     let kind = chars.next().ok_or_else(bad)?;
@@ -54,6 +61,7 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
                 ty: NcType::String,
                 big_endian: false,
                 strings: Some(StringLayout::Fixed(n)),
+                native: true,
             });
         }
         ('U', n) if (1..=1 << 18).contains(&n) => {
@@ -61,6 +69,7 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
                 ty: NcType::String,
                 big_endian: big,
                 strings: Some(StringLayout::Utf32 { n, big }),
+                native: false,
             });
         }
         _ => return Err(bad()),
@@ -69,6 +78,7 @@ pub fn parse(s: &str) -> NcResult<Dtype> {
         ty,
         big_endian: big && ty.size() > 1,
         strings: None,
+        native: order == '|',
     })
 }
 
@@ -80,19 +90,24 @@ pub fn parse_nczarr(s: &str, legacy: bool) -> NcResult<Dtype> {
             ty: NcType::Char,
             big_endian: false,
             strings: None,
+            native: true,
         });
     }
     parse(s)
 }
 
-/// The dtype netcdf-c writes for a variable or attribute type.
-pub fn format(ty: NcType, big_endian: bool, maxstrlen: usize) -> String {
+/// The dtype written for a variable or attribute type: netcdf-c's, except
+/// that one-byte numbers carry no byte order (`|i1`, `|u1`), which every Zarr
+/// reader accepts (zarr-python 3 refuses `<u1`) and netcdf-c reads alike.
+/// `pure_zarr` char is `|S1` (zarr-python refuses `>S1`, NCZarr's char marker).
+pub fn format(ty: NcType, big_endian: bool, maxstrlen: usize, pure_zarr: bool) -> String {
     let e = if big_endian { '>' } else { '<' };
     match ty {
+        NcType::Char if pure_zarr => "|S1".to_string(),
         NcType::Char => ">S1".to_string(),
+        NcType::Byte => "|i1".to_string(),
+        NcType::UByte => "|u1".to_string(),
         NcType::String => format!("|S{maxstrlen}"),
-        NcType::Byte => format!("{e}i1"),
-        NcType::UByte => format!("{e}u1"),
         NcType::Short => format!("{e}i2"),
         NcType::UShort => format!("{e}u2"),
         NcType::Int => format!("{e}i4"),

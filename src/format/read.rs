@@ -514,6 +514,7 @@ impl Reader<'_, '_> {
         let mut var = Var::new(name, ty, dimids);
         var.chunks = if scalar { Vec::new() } else { chunks };
         var.big_endian = dt.big_endian;
+        var.native_order = dt.native && ty.size() == 1;
         if let Some(l) = dt.strings {
             var.string_layout = l;
         }

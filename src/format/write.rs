@@ -20,7 +20,7 @@ fn att_dtype(a: &Att) -> String {
     match a.ty {
         NcType::Char => ">S1".to_string(),
         NcType::String => "|S1".to_string(),
-        t => dtype::format(t, false, 0),
+        t => dtype::format(t, false, 0, false),
     }
 }
 
@@ -64,11 +64,11 @@ fn fill_out(var: &Var) -> Out {
     }
 }
 
-fn dtype_of(var: &Var) -> String {
+fn dtype_of(var: &Var, pure_zarr: bool) -> String {
     match (var.ty, var.string_layout) {
         (NcType::String, StringLayout::Utf32 { n, big }) => format!("{}U{n}", if big { '>' } else { '<' }),
         (NcType::String, StringLayout::VlenUtf8) => "|O".to_string(),
-        (t, _) => dtype::format(t, var.big_endian, string_width(var)),
+        (t, _) => dtype::format(t, var.big_endian, string_width(var), pure_zarr),
     }
 }
 
@@ -98,7 +98,7 @@ pub fn zarray(ds: &Dataset, var: &Var) -> Out {
     let mut pairs = vec![
         ("zarr_format", Out::U(2)),
         ("shape", Out::Arr(shape)),
-        ("dtype", Out::Str(dtype_of(var))),
+        ("dtype", Out::Str(dtype_of(var, ds.flavor.pure_zarr))),
         ("chunks", Out::Arr(chunks)),
         ("fill_value", fill_out(var)),
         ("order", Out::Str(if var.order_f { "F" } else { "C" }.into())),
