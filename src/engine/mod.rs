@@ -514,40 +514,6 @@ fn check_types(mem: NcType, file: NcType) -> NcResult<()> {
     convert::check_compatible(mem, file)
 }
 
-/// Copy one run from a decoded chunk to caller memory, converting types.
-fn copy_out(chunk: &ChunkData, ft: NcType, out: &mut MemOut<'_>, r: Run, scratch: &mut Vec<u8>) -> NcResult<()> {
-    let Run {
-        out: o,
-        chunk: c,
-        len,
-        step,
-    } = r;
-    match (chunk, out) {
-        (ChunkData::Bytes(b), MemOut::Num { ty, data }) => {
-            let fs = ft.size();
-            let ms = ty.size();
-            let dst = &mut data[o * ms..(o + len) * ms];
-            if step == 1 {
-                convert::convert(ft, &b[c * fs..(c + len) * fs], *ty, dst)
-            } else {
-                scratch.clear();
-                for k in 0..len {
-                    let p = (c + k * step) * fs;
-                    scratch.extend_from_slice(&b[p..p + fs]);
-                }
-                convert::convert(ft, scratch, *ty, dst)
-            }
-        }
-        (ChunkData::Strings(s), MemOut::Str(dst)) => {
-            for k in 0..len {
-                dst[o + k] = s[c + k * step].clone();
-            }
-            Ok(())
-        }
-        _ => Err(NcError::BadType),
-    }
-}
-
 fn copy_in(src: &MemIn<'_>, chunk: &mut ChunkData, ft: NcType, r: Run, scratch: &mut Vec<u8>) -> NcResult<()> {
     let Run {
         out: o,
@@ -597,7 +563,10 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
     }
 }
 
-/// Read a hyperslab (nc_get_vars) into caller memory.
+/// Read a hyperslab (nc_get_vars) into caller memory. Chunks are fetched,
+/// decoded and converted on the worker pool, each straight into the part of
+/// the caller's buffer it covers (the buffer is split into those disjoint
+/// runs first, so no staging copy is needed).
 pub fn get_vars(
     ds: &mut Dataset,
     grp: usize,
@@ -605,7 +574,7 @@ pub fn get_vars(
     start: &[usize],
     count: &[usize],
     stride: Option<&[isize]>,
-    mut out: MemOut<'_>,
+    out: MemOut<'_>,
 ) -> NcResult<()> {
     let store = ds.store.clone();
     let (spec, sel) = {
@@ -628,169 +597,142 @@ pub fn get_vars(
     if !need {
         return Err(NcError::Inval);
     }
-    // Gather the chunks and their segments.
-    let mut work: Vec<(Vec<u64>, Vec<Seg>)> = Vec::new();
+    // The chunks touched, each with its runs in caller memory.
+    let mut work: Vec<ChunkWork> = Vec::new();
     for_each_chunk(&sel, |idx, segs| {
-        work.push((idx, segs));
+        let mut runs = Vec::new();
+        for_each_run(&sel, &segs, |r| {
+            runs.push(r);
+            Ok(())
+        })?;
+        work.push((idx, runs));
         Ok(())
     })?;
     let ft = spec.ty;
     let var = ds.var_mut(grp, varid)?;
-    let mut range_err = false;
-    let mut scratch = Vec::new();
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
     let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
-    let mut i = 0;
-    while i < work.len() {
-        let batch = &work[i..(i + per_batch).min(work.len())];
-        i += batch.len();
-        // Decode missing chunks in parallel.
-        let missing: Vec<&Vec<u64>> = batch
-            .iter()
-            .map(|(k, _)| k)
-            .filter(|k| !var.cache.contains(k))
-            .collect();
-        let loaded: Vec<NcResult<ChunkData>> = if missing.len() > 1 {
-            POOL.install(|| missing.par_iter().map(|k| spec.load(store.as_ref(), k)).collect())
-        } else {
-            missing.iter().map(|k| spec.load(store.as_ref(), k)).collect()
-        };
-        let mut fresh = std::collections::HashMap::new();
-        for (k, r) in missing.into_iter().zip(loaded) {
-            fresh.insert(k.clone(), r?);
-        }
-        if batch.len() == 1 {
-            let (idx, segs) = &batch[0];
-            let data = match fresh.get(idx) {
-                Some(d) => d,
-                None => var.cache.get(idx).ok_or(NcError::Internal)?,
-            };
-            match copy_runs_out(&sel, segs, data, ft, &mut out, &mut scratch) {
-                Ok(()) => {}
-                Err(NcError::Range) => range_err = true,
-                Err(e) => return Err(e),
-            }
-        } else {
-            // Convert each chunk's part on the pool, then place the parts.
-            let mt = match &out {
-                MemOut::Num { ty, .. } => Some(*ty),
-                MemOut::Str(_) => None,
-            };
-            let cache = &var.cache;
-            let staged: Vec<NcResult<Staged>> = POOL.install(|| {
-                batch
-                    .par_iter()
-                    .map(|(idx, segs)| {
-                        let data = fresh.get(idx).or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
-                        stage(&sel, segs, data, ft, mt)
-                    })
-                    .collect()
-            });
-            for st in staged {
-                let st = st?;
-                range_err |= st.range;
-                st.place(&mut out);
-            }
-            for (idx, _) in batch {
-                var.cache.touch_key(idx);
-            }
-        }
-        for (k, data) in fresh {
-            let ev = var.cache.insert(k, data, false);
-            write_evicted(&spec, store.as_ref(), ev)?;
-        }
-    }
-    if range_err { Err(NcError::Range) } else { Ok(()) }
-}
-
-/// One chunk's part of a read, converted to the memory type, waiting to be
-/// placed into caller memory.
-struct Staged {
-    /// (first element in caller memory, number of elements), in order.
-    runs: Vec<(usize, usize)>,
-    num: Vec<u8>,
-    strs: Vec<Option<Vec<u8>>>,
-    range: bool,
-}
-
-impl Staged {
-    fn place(self, out: &mut MemOut<'_>) {
-        match out {
+    let mut range_err = false;
+    let mut out = out;
+    for batch in work.chunks(per_batch) {
+        let cache = &var.cache;
+        let runs: Vec<&[Run]> = batch.iter().map(|(_, r)| r.as_slice()).collect();
+        // Decode (when not cached) and convert one chunk into its runs.
+        let results: Vec<NcResult<(Option<ChunkData>, bool)>> = match &mut out {
             MemOut::Num { ty, data } => {
-                let ms = ty.size();
-                let mut p = 0;
-                for (o, len) in self.runs {
-                    data[o * ms..(o + len) * ms].copy_from_slice(&self.num[p..p + len * ms]);
-                    p += len * ms;
-                }
+                let mt = *ty;
+                let slices = split_runs(data, mt.size(), &runs)?;
+                let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [u8]>)| {
+                    let fresh = if cache.contains(idx) { None } else { Some(spec.load(store.as_ref(), idx)?) };
+                    let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
+                    let range = convert_runs(data, ft, mt, rs, &mut sl)?;
+                    Ok((fresh, range))
+                };
+                run_jobs(batch.iter().zip(slices).collect(), job)
             }
             MemOut::Str(dst) => {
-                let mut it = self.strs.into_iter();
-                for (o, len) in self.runs {
-                    for slot in &mut dst[o..o + len] {
-                        *slot = it.next().flatten();
-                    }
+                let slices = split_runs(dst, 1, &runs)?;
+                let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [Option<Vec<u8>>]>)| {
+                    let fresh = if cache.contains(idx) { None } else { Some(spec.load(store.as_ref(), idx)?) };
+                    let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
+                    copy_string_runs(data, rs, &mut sl)?;
+                    Ok((fresh, false))
+                };
+                run_jobs(batch.iter().zip(slices).collect(), job)
+            }
+        };
+        for ((idx, _), r) in batch.iter().zip(results) {
+            let (fresh, range) = r?;
+            range_err |= range;
+            match fresh {
+                Some(data) => {
+                    let ev = var.cache.insert(idx.clone(), data, false);
+                    var.chunks_on_disk |= ev.iter().any(|e| e.2);
+                    write_evicted(&spec, store.as_ref(), ev)?;
                 }
+                None => var.cache.touch_key(idx),
             }
         }
     }
-}
-
-/// Convert the selected part of one decoded chunk (runs in order).
-fn stage(sel: &Selection, segs: &[Seg], data: &ChunkData, ft: NcType, mt: Option<NcType>) -> NcResult<Staged> {
-    let mut st = Staged { runs: Vec::new(), num: Vec::new(), strs: Vec::new(), range: false };
-    let mut scratch = Vec::new();
-    for_each_run(sel, segs, |r| {
-        st.runs.push((r.out, r.len));
-        match (data, mt) {
-            (ChunkData::Bytes(b), Some(mt)) => {
-                let fs = ft.size();
-                let at = st.num.len();
-                st.num.resize(at + r.len * mt.size(), 0);
-                let dst = &mut st.num[at..];
-                let res = if r.step == 1 {
-                    convert::convert(ft, &b[r.chunk * fs..(r.chunk + r.len) * fs], mt, dst)
-                } else {
-                    scratch.clear();
-                    for k in 0..r.len {
-                        let p = (r.chunk + k * r.step) * fs;
-                        scratch.extend_from_slice(&b[p..p + fs]);
-                    }
-                    convert::convert(ft, &scratch, mt, dst)
-                };
-                match res {
-                    Err(NcError::Range) => st.range = true,
-                    Err(e) => return Err(e),
-                    Ok(()) => {}
-                }
-            }
-            (ChunkData::Strings(s), None) => {
-                st.strs.extend((0..r.len).map(|k| s[r.chunk + k * r.step].clone()));
-            }
-            _ => return Err(NcError::BadType),
-        }
-        Ok(())
-    })?;
-    Ok(st)
-}
-
-fn copy_runs_out(
-    sel: &Selection,
-    segs: &[Seg],
-    data: &ChunkData,
-    ft: NcType,
-    out: &mut MemOut<'_>,
-    scratch: &mut Vec<u8>,
-) -> NcResult<()> {
-    let mut range_err = false;
-    for_each_run(sel, segs, |r| match copy_out(data, ft, out, r, scratch) {
-        Err(NcError::Range) => {
-            range_err = true;
-            Ok(())
-        }
-        r => r,
-    })?;
     if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// A chunk's index and the runs of a read inside it.
+type ChunkWork = (Vec<u64>, Vec<Run>);
+
+/// Run per-chunk jobs on the pool (inline for a single chunk).
+fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) -> Vec<R> {
+    if jobs.len() == 1 {
+        jobs.into_iter().map(f).collect()
+    } else {
+        POOL.install(|| jobs.into_par_iter().map(f).collect())
+    }
+}
+
+/// Split `buf` into the disjoint pieces that `runs` (per chunk) address, each
+/// `len * unit` items at item `out * unit`; the pieces come back grouped as
+/// `runs` is. Overlapping runs are an internal error.
+fn split_runs<'a, T>(buf: &'a mut [T], unit: usize, runs: &[&[Run]]) -> NcResult<Vec<Vec<&'a mut [T]>>> {
+    let mut order: Vec<(usize, usize, usize)> = Vec::new();
+    for (ci, rs) in runs.iter().enumerate() {
+        for (ri, r) in rs.iter().enumerate() {
+            order.push((r.out, ci, ri));
+        }
+    }
+    order.sort_unstable();
+    let mut pieces: Vec<Vec<Option<&'a mut [T]>>> = runs.iter().map(|rs| rs.iter().map(|_| None).collect()).collect();
+    let mut rest: &'a mut [T] = buf;
+    let mut pos = 0usize;
+    for (o, ci, ri) in order {
+        let len = runs[ci][ri].len;
+        let skip = o.checked_sub(pos).ok_or(NcError::Internal)? * unit;
+        if skip + len * unit > rest.len() {
+            return Err(NcError::Internal);
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip);
+        let (piece, tail) = tail.split_at_mut(len * unit);
+        pieces[ci][ri] = Some(piece);
+        rest = tail;
+        pos = o + len;
+    }
+    pieces.into_iter().map(|v| v.into_iter().map(|p| p.ok_or(NcError::Internal)).collect()).collect()
+}
+
+/// Convert a chunk's selected values into their pieces of caller memory.
+/// Returns whether some value was out of range for the memory type.
+fn convert_runs(data: &ChunkData, ft: NcType, mt: NcType, runs: &[Run], out: &mut [&mut [u8]]) -> NcResult<bool> {
+    let ChunkData::Bytes(b) = data else { return Err(NcError::BadType) };
+    let fs = ft.size();
+    let mut range = false;
+    let mut scratch = Vec::new();
+    for (r, dst) in runs.iter().zip(out.iter_mut()) {
+        let res = if r.step == 1 {
+            convert::convert(ft, &b[r.chunk * fs..(r.chunk + r.len) * fs], mt, dst)
+        } else {
+            scratch.clear();
+            for k in 0..r.len {
+                let p = (r.chunk + k * r.step) * fs;
+                scratch.extend_from_slice(&b[p..p + fs]);
+            }
+            convert::convert(ft, &scratch, mt, dst)
+        };
+        match res {
+            Ok(()) => {}
+            Err(NcError::Range) => range = true,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(range)
+}
+
+fn copy_string_runs(data: &ChunkData, runs: &[Run], out: &mut [&mut [Option<Vec<u8>>]]) -> NcResult<()> {
+    let ChunkData::Strings(s) = data else { return Err(NcError::BadType) };
+    for (r, dst) in runs.iter().zip(out.iter_mut()) {
+        for (k, slot) in dst.iter_mut().enumerate() {
+            *slot = s[r.chunk + k * r.step].clone();
+        }
+    }
+    Ok(())
 }
 
 /// Does the selection within this chunk cover every in-bounds element of it?

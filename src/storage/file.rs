@@ -87,6 +87,10 @@ pub struct FileStore {
     writable: bool,
     /// Directories whose entries changed since the last flush.
     dirty_dirs: Mutex<BTreeSet<PathBuf>>,
+    /// Held while empty directories are pruned, and while a put creates the
+    /// directories it needs and its temporary file in them, so a delete can
+    /// never remove a directory between its creation and its first use.
+    tree: Mutex<()>,
 }
 
 /// What an operation was doing, for the error log.
@@ -319,6 +323,7 @@ impl FileStore {
             root: root.to_path_buf(),
             writable,
             dirty_dirs: Mutex::new(BTreeSet::new()),
+            tree: Mutex::new(()),
         }
     }
 
@@ -446,6 +451,7 @@ impl FileStore {
 
     /// Remove the directories between `path` and the root that are now empty.
     fn prune_empty_parents(&self, path: &Path) {
+        let _guard = self.tree.lock().unwrap_or_else(|p| p.into_inner());
         let mut cur = path.parent();
         while let Some(dir) = cur {
             if dir == self.root || !dir.starts_with(&self.root) {
@@ -552,15 +558,16 @@ impl Store for FileStore {
         }
         let path = self.path_of(key)?;
         let dir = path.parent().ok_or(NcError::Internal)?;
-        let mut attempt = 0;
-        let tmp = loop {
-            self.make_parents(&path)?;
-            match FileStore::write_temp(dir, data) {
-                Ok(tmp) => break tmp,
-                // A concurrent delete pruned the directory: make it again.
-                Err(e) if e.kind() == ErrorKind::NotFound && attempt < PUT_RETRIES => attempt += 1,
-                Err(e) => return Err(io_error(Op::Write, "write", &path, &e)),
+        let tmp = match FileStore::write_temp(dir, data) {
+            Ok(tmp) => tmp,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                // The directory is missing: create it and the temporary file
+                // while no delete can prune it.
+                let _guard = self.tree.lock().unwrap_or_else(|p| p.into_inner());
+                self.make_parents(&path)?;
+                FileStore::write_temp(dir, data).map_err(|e| io_error(Op::Write, "write", &path, &e))?
             }
+            Err(e) => return Err(io_error(Op::Write, "write", &path, &e)),
         };
         if let Err(e) = fs::rename(&tmp, &path) {
             let _ = fs::remove_file(&tmp);
