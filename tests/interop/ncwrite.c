@@ -10,6 +10,8 @@
  *   records 3-4, so the unlimited dimension grows after a sync).
  *
  * The content is fixed; tests/interop/check.py (EXPECTED) mirrors it.
+ * Prints one line, "fresh-endian flags N": nc_inq_var_endian of the ubyte
+ * variable flags right after nc_def_var.
  *
  * Root group "/"
  *   dims: time = UNLIMITED (5 records written), y = 3, x = 4
@@ -155,6 +157,13 @@ int main(int argc, char **argv) {
     CHECK(nc_def_var(ncid, "names", NC_STRING, 1, &d_x, &names));
     CHECK(nc_def_var(ncid, "code", NC_CHAR, 1, &d_x, &code));
     CHECK(nc_def_var(ncid, "flags", NC_UBYTE, 1, &d_x, &flags));
+    /* Reported on stdout for check.py: a freshly defined one-byte variable
+     * answers the machine byte order (NC_ENDIAN_LITTLE on little-endian
+     * hosts), as in netcdf-c; NC_ENDIAN_NATIVE only once it is stored as
+     * '|u1' and reopened. */
+    int flags_endian = -1;
+    CHECK(nc_inq_var_endian(ncid, flags, &flags_endian));
+    printf("fresh-endian flags %d\n", flags_endian);
     CHECK(nc_def_var(ncid, "be", NC_INT, 2, dims_yx, &be));
     CHECK(nc_def_var_endian(ncid, be, NC_ENDIAN_BIG));
     CHECK(nc_def_var(ncid, "y", NC_DOUBLE, 1, &d_y, &yvar));
