@@ -45,6 +45,66 @@ pub enum MemIn<'a> {
     Str(&'a [Option<Vec<u8>>]),
 }
 
+impl MemOut<'_> {
+    fn mem_type(&self) -> NcType {
+        match self {
+            MemOut::Num { ty, .. } => *ty,
+            MemOut::Str(_) => NcType::String,
+        }
+    }
+
+    /// Room for `n` values?
+    fn holds(&self, n: usize) -> bool {
+        match self {
+            MemOut::Num { ty, data } => data.len() >= n * ty.size(),
+            MemOut::Str(s) => s.len() >= n,
+        }
+    }
+}
+
+impl MemIn<'_> {
+    fn mem_type(&self) -> NcType {
+        match self {
+            MemIn::Num { ty, .. } => *ty,
+            MemIn::Str(_) => NcType::String,
+        }
+    }
+
+    /// Holds `n` values?
+    fn holds(&self, n: usize) -> bool {
+        match self {
+            MemIn::Num { ty, data } => data.len() >= n * ty.size(),
+            MemIn::Str(s) => s.len() >= n,
+        }
+    }
+}
+
+/// Check an access and build its selection: None when it selects nothing.
+/// `holds` says whether caller memory has room for a number of values.
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    ds: &Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    mem_type: NcType,
+    holds: impl Fn(usize) -> bool,
+    for_write: bool,
+) -> NcResult<Option<(ChunkSpec, Selection)>> {
+    let var = ds.var(grp, varid)?;
+    check_types(mem_type, var.ty)?;
+    let sel = selection(ds, var, start, count, stride, for_write)?;
+    if sel.total == 0 {
+        return Ok(None);
+    }
+    if !holds(sel.total) {
+        return Err(NcError::Inval);
+    }
+    Ok(Some((ChunkSpec::of(ds, grp, var), sel)))
+}
+
 /// Everything needed to encode or decode one chunk of a variable, detached
 /// from the dataset so that worker threads can use it.
 #[derive(Debug, Clone)]
@@ -254,7 +314,9 @@ fn decode_vlen(raw: &[u8], nelems: usize, key: &Key) -> NcResult<ChunkData> {
     for _ in 0..n {
         let len = u32_at(p).ok_or_else(|| bad("truncated length"))?;
         p += 4;
-        let s = raw.get(p..p.checked_add(len).ok_or_else(|| bad("length overflow"))?).ok_or_else(|| bad("truncated item"))?;
+        let s = raw
+            .get(p..p.checked_add(len).ok_or_else(|| bad("length overflow"))?)
+            .ok_or_else(|| bad("truncated item"))?;
         out.push(Some(s.to_vec()));
         p += len;
     }
@@ -577,26 +639,20 @@ pub fn get_vars(
     out: MemOut<'_>,
 ) -> NcResult<()> {
     let store = ds.store.clone();
-    let (spec, sel) = {
-        let var = ds.var(grp, varid)?;
-        let mt = match &out {
-            MemOut::Num { ty, .. } => *ty,
-            MemOut::Str(_) => NcType::String,
-        };
-        check_types(mt, var.ty)?;
-        let sel = selection(ds, var, start, count, stride, false)?;
-        (ChunkSpec::of(ds, grp, var), sel)
-    };
-    if sel.total == 0 {
+    let Some((spec, sel)) = prepare(
+        ds,
+        grp,
+        varid,
+        start,
+        count,
+        stride,
+        out.mem_type(),
+        |n| out.holds(n),
+        false,
+    )?
+    else {
         return Ok(());
-    }
-    let need = match &out {
-        MemOut::Num { ty, data } => data.len() >= sel.total * ty.size(),
-        MemOut::Str(s) => s.len() >= sel.total,
     };
-    if !need {
-        return Err(NcError::Inval);
-    }
     // The chunks touched, each with its runs in caller memory.
     let mut work: Vec<ChunkWork> = Vec::new();
     for_each_chunk(&sel, |idx, segs| {
@@ -623,7 +679,11 @@ pub fn get_vars(
                 let mt = *ty;
                 let slices = split_runs(data, mt.size(), &runs)?;
                 let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [u8]>)| {
-                    let fresh = if cache.contains(idx) { None } else { Some(spec.load(store.as_ref(), idx)?) };
+                    let fresh = if cache.contains(idx) {
+                        None
+                    } else {
+                        Some(spec.load(store.as_ref(), idx)?)
+                    };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
                     let range = convert_runs(data, ft, mt, rs, &mut sl)?;
                     Ok((fresh, range))
@@ -633,7 +693,11 @@ pub fn get_vars(
             MemOut::Str(dst) => {
                 let slices = split_runs(dst, 1, &runs)?;
                 let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [Option<Vec<u8>>]>)| {
-                    let fresh = if cache.contains(idx) { None } else { Some(spec.load(store.as_ref(), idx)?) };
+                    let fresh = if cache.contains(idx) {
+                        None
+                    } else {
+                        Some(spec.load(store.as_ref(), idx)?)
+                    };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
                     copy_string_runs(data, rs, &mut sl)?;
                     Ok((fresh, false))
@@ -695,13 +759,18 @@ fn split_runs<'a, T>(buf: &'a mut [T], unit: usize, runs: &[&[Run]]) -> NcResult
         rest = tail;
         pos = o + len;
     }
-    pieces.into_iter().map(|v| v.into_iter().map(|p| p.ok_or(NcError::Internal)).collect()).collect()
+    pieces
+        .into_iter()
+        .map(|v| v.into_iter().map(|p| p.ok_or(NcError::Internal)).collect())
+        .collect()
 }
 
 /// Convert a chunk's selected values into their pieces of caller memory.
 /// Returns whether some value was out of range for the memory type.
 fn convert_runs(data: &ChunkData, ft: NcType, mt: NcType, runs: &[Run], out: &mut [&mut [u8]]) -> NcResult<bool> {
-    let ChunkData::Bytes(b) = data else { return Err(NcError::BadType) };
+    let ChunkData::Bytes(b) = data else {
+        return Err(NcError::BadType);
+    };
     let fs = ft.size();
     let mut range = false;
     let mut scratch = Vec::new();
@@ -726,7 +795,9 @@ fn convert_runs(data: &ChunkData, ft: NcType, mt: NcType, runs: &[Run], out: &mu
 }
 
 fn copy_string_runs(data: &ChunkData, runs: &[Run], out: &mut [&mut [Option<Vec<u8>>]]) -> NcResult<()> {
-    let ChunkData::Strings(s) = data else { return Err(NcError::BadType) };
+    let ChunkData::Strings(s) = data else {
+        return Err(NcError::BadType);
+    };
     for (r, dst) in runs.iter().zip(out.iter_mut()) {
         for (k, slot) in dst.iter_mut().enumerate() {
             *slot = s[r.chunk + k * r.step].clone();
@@ -762,26 +833,21 @@ pub fn put_vars(
         crate::api::enddef(ds)?;
     }
     let store = ds.store.clone();
-    let (_, sel, dimids) = {
-        let var = ds.var(grp, varid)?;
-        let mt = match &src {
-            MemIn::Num { ty, .. } => *ty,
-            MemIn::Str(_) => NcType::String,
-        };
-        check_types(mt, var.ty)?;
-        let sel = selection(ds, var, start, count, stride, true)?;
-        (ChunkSpec::of(ds, grp, var), sel, var.dimids.clone())
-    };
-    if sel.total == 0 {
+    let Some((_, sel)) = prepare(
+        ds,
+        grp,
+        varid,
+        start,
+        count,
+        stride,
+        src.mem_type(),
+        |n| src.holds(n),
+        true,
+    )?
+    else {
         return Ok(());
-    }
-    let ok = match &src {
-        MemIn::Num { ty, data } => data.len() >= sel.total * ty.size(),
-        MemIn::Str(s) => s.len() >= sel.total,
     };
-    if !ok {
-        return Err(NcError::Inval);
-    }
+    let dimids = ds.var(grp, varid)?.dimids.clone();
     // A string variable's width: the user's `_nczarr_maxstrlen` (longer
     // strings are cut, as netcdf-c does), else it grows to the longest string
     // while nothing is stored yet; afterwards a longer string is refused
@@ -880,12 +946,14 @@ pub fn put_vars(
                 .map(|(idx, segs, mut data)| {
                     let mut scratch = Vec::new();
                     let mut range = false;
-                    let r = for_each_run(&sel, segs, |run| match copy_in(&src, &mut data, ft, run, &mut scratch) {
-                        Err(NcError::Range) => {
-                            range = true;
-                            Ok(())
+                    let r = for_each_run(&sel, segs, |run| {
+                        match copy_in(&src, &mut data, ft, run, &mut scratch) {
+                            Err(NcError::Range) => {
+                                range = true;
+                                Ok(())
+                            }
+                            r => r,
                         }
-                        r => r,
                     });
                     let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
                     (idx, data, r)

@@ -34,6 +34,17 @@ struct CArgs {
     imap: *const isize,
 }
 
+impl CArgs {
+    const fn new(start: *const usize, count: *const usize, stride: *const isize, imap: *const isize) -> CArgs {
+        CArgs {
+            start,
+            count,
+            stride,
+            imap,
+        }
+    }
+}
+
 struct Request {
     start: Vec<usize>,
     count: Vec<usize>,
@@ -46,12 +57,7 @@ struct Request {
 /// a NULL start is NC_EINVALCOORDS, a NULL count means "to the end", NULL
 /// stride or map means contiguous.
 unsafe fn request(ds: &Dataset, grp: usize, varid: c_int, shape: Shape, a: CArgs) -> NcResult<Request> {
-    let CArgs {
-        start: startp,
-        count: countp,
-        stride: stridep,
-        imap: imapp,
-    } = a;
+    let CArgs { start: startp, count: countp, stride: stridep, imap: imapp } = a;
     let var = ds.var(grp, varid)?;
     let n = var.dimids.len();
     let dims = ds.var_shape(var);
@@ -312,12 +318,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Var,
-                    CArgs {
-                        start: NULL_SZ,
-                        count: NULL_SZ,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
                     $mem,
                     op.cast(),
                 )
@@ -334,12 +335,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Var,
-                    CArgs {
-                        start: NULL_SZ,
-                        count: NULL_SZ,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
                     $mem,
                     ip.cast(),
                 )
@@ -356,12 +352,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Var1,
-                    CArgs {
-                        start: indexp,
-                        count: NULL_SZ,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
                     $mem,
                     op.cast(),
                 )
@@ -378,12 +369,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Var1,
-                    CArgs {
-                        start: indexp,
-                        count: NULL_SZ,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
                     $mem,
                     ip.cast(),
                 )
@@ -406,12 +392,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Vara,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(startp, countp, NULL_PD, NULL_PD),
                     $mem,
                     op.cast(),
                 )
@@ -434,12 +415,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Vara,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: NULL_PD,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(startp, countp, NULL_PD, NULL_PD),
                     $mem,
                     ip.cast(),
                 )
@@ -463,12 +439,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Vars,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: stridep,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(startp, countp, stridep, NULL_PD),
                     $mem,
                     op.cast(),
                 )
@@ -492,12 +463,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Vars,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: stridep,
-                        imap: NULL_PD,
-                    },
+                    CArgs::new(startp, countp, stridep, NULL_PD),
                     $mem,
                     ip.cast(),
                 )
@@ -522,12 +488,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Varm,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: stridep,
-                        imap: imapp,
-                    },
+                    CArgs::new(startp, countp, stridep, imapp),
                     $mem,
                     op.cast(),
                 )
@@ -552,12 +513,7 @@ macro_rules! data_family {
                     ncid,
                     varid,
                     Shape::Varm,
-                    CArgs {
-                        start: startp,
-                        count: countp,
-                        stride: stridep,
-                        imap: imapp,
-                    },
+                    CArgs::new(startp, countp, stridep, imapp),
                     $mem,
                     ip.cast(),
                 )
