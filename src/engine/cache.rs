@@ -192,6 +192,16 @@ impl ChunkCache {
     }
 }
 
+impl Drop for ChunkCache {
+    fn drop(&mut self) {
+        for (_, e) in self.entries.drain() {
+            if let ChunkData::Bytes(b) = e.data {
+                super::buffers::give(b);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

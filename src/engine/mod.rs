@@ -2,6 +2,7 @@
 //! private thread pool, type conversion, and the chunk cache.
 #![forbid(unsafe_code)]
 
+pub mod buffers;
 pub mod cache;
 
 use std::sync::LazyLock;
@@ -160,9 +161,13 @@ impl ChunkSpec {
     fn fill_chunk(&self) -> ChunkData {
         match self.ty {
             NcType::String => ChunkData::Strings(vec![Some(self.fill.clone()); self.nelems]),
-            t if self.no_fill => ChunkData::Bytes(vec![0; self.nelems * t.size()]),
+            t if self.no_fill => {
+                let mut b = buffers::take(self.nelems * t.size());
+                b.resize(self.nelems * t.size(), 0);
+                ChunkData::Bytes(b)
+            }
             _ => {
-                let mut b = Vec::with_capacity(self.nelems * self.fill.len());
+                let mut b = buffers::take(self.nelems * self.fill.len());
                 for _ in 0..self.nelems {
                     b.extend_from_slice(&self.fill);
                 }
@@ -185,9 +190,11 @@ impl ChunkSpec {
             crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
             return Err(NcError::NoFilter);
         }
-        let Some(raw) = store.get(&key, raw_len as u64)? else {
+        let mut raw = buffers::take(raw_len.min(64 << 20));
+        if !store.get_into(&key, raw_len as u64, &mut raw)? {
+            buffers::give(raw);
             return Ok(self.fill_chunk());
-        };
+        }
         self.decode(raw, &key)
     }
 
@@ -207,17 +214,24 @@ impl ChunkSpec {
             return Err(NcError::NcZarr);
         }
         if self.order_f && self.chunk.len() > 1 {
-            raw = transpose(&raw, &self.chunk, es, true);
+            let c = transpose(&raw, &self.chunk, es, true);
+            buffers::give(std::mem::replace(&mut raw, c));
         }
+        let strings = |v: Vec<Option<Vec<u8>>>, raw: Vec<u8>| {
+            buffers::give(raw);
+            Ok(ChunkData::Strings(v))
+        };
         match (self.ty, self.layout) {
-            (NcType::String, StringLayout::Fixed(n)) => Ok(ChunkData::Strings(
-                raw.chunks_exact(n)
+            (NcType::String, StringLayout::Fixed(n)) => {
+                let v = raw
+                    .chunks_exact(n)
                     .map(|c| {
                         let end = c.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
                         if end == 0 { None } else { Some(c[..end].to_vec()) }
                     })
-                    .collect(),
-            )),
+                    .collect();
+                strings(v, raw)
+            }
             (NcType::String, StringLayout::Utf32 { n, big }) => Ok(ChunkData::Strings(
                 raw.chunks_exact(n * 4)
                     .map(|c| {
@@ -257,7 +271,9 @@ impl ChunkSpec {
         let es = self.elem_size();
         let mut raw = match data {
             ChunkData::Bytes(b) => {
-                let mut b = b.clone();
+                let mut c = buffers::take(b.len());
+                c.extend_from_slice(b);
+                let mut b = c;
                 if self.big_endian != cfg!(target_endian = "big") {
                     convert::swap_in_place(&mut b, self.ty.size());
                 }
@@ -611,18 +627,36 @@ fn copy_in(src: &MemIn<'_>, chunk: &mut ChunkData, ft: NcType, r: Run, scratch: 
     }
 }
 
+/// Hand a chunk's memory back for reuse.
+fn recycle(d: ChunkData) {
+    if let ChunkData::Bytes(b) = d {
+        buffers::give(b);
+    }
+}
+
 /// Write dirty chunks evicted from a cache, encoding them on the pool.
 fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkData, bool)>) -> NcResult<()> {
-    let dirty: Vec<(Vec<u64>, ChunkData)> = ev.into_iter().filter(|e| e.2).map(|(k, d, _)| (k, d)).collect();
+    let mut dirty = Vec::new();
+    for (k, d, is_dirty) in ev {
+        if is_dirty {
+            dirty.push((k, d));
+        } else {
+            recycle(d);
+        }
+    }
     let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> {
         let raw = spec.encode(data)?;
-        store.put(&spec.key(idx)?, &raw)
+        let r = store.put(&spec.key(idx)?, &raw);
+        buffers::give(raw);
+        r
     };
-    if dirty.len() > 1 {
+    let r = if dirty.len() > 1 {
         POOL.install(|| dirty.par_iter().try_for_each(put))
     } else {
         dirty.iter().try_for_each(put)
-    }
+    };
+    dirty.into_iter().for_each(|(_, d)| recycle(d));
+    r
 }
 
 /// Read a hyperslab (nc_get_vars) into caller memory. Chunks are fetched,
@@ -668,6 +702,9 @@ pub fn get_vars(
     let var = ds.var_mut(grp, varid)?;
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
     let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
+    // A read larger than the cache streams: its chunks would only push each
+    // other out, so they are not kept.
+    let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
     let mut range_err = false;
     let mut out = out;
     for batch in work.chunks(per_batch) {
@@ -709,6 +746,7 @@ pub fn get_vars(
             let (fresh, range) = r?;
             range_err |= range;
             match fresh {
+                Some(data) if streaming => recycle(data),
                 Some(data) => {
                     let ev = var.cache.insert(idx.clone(), data, false);
                     var.chunks_on_disk |= ev.iter().any(|e| e.2);
@@ -995,11 +1033,16 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
                 dirty
                     .par_iter()
                     .map(|(idx, data)| {
-                        let r = spec.encode(data).and_then(|raw| store.put(&spec.key(idx)?, &raw));
+                        let r = spec.encode(data).and_then(|raw| {
+                            let r = store.put(&spec.key(idx)?, &raw);
+                            buffers::give(raw);
+                            r
+                        });
                         (idx.clone(), r)
                     })
                     .collect()
             });
+            dirty.into_iter().for_each(|(_, d)| recycle(d));
             let var = &mut ds.groups[g].vars[vi];
             let mut first_err = None;
             for (idx, r) in results {

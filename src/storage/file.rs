@@ -471,9 +471,14 @@ impl FileStore {
 
 impl Store for FileStore {
     fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+        let mut buf = Vec::new();
+        Ok(self.get_into(key, max_len, &mut buf)?.then_some(buf))
+    }
+
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
         let path = self.path_of(key)?;
         let Some((file, size)) = open_regular(&path)? else {
-            return Ok(None);
+            return Ok(false);
         };
         if size > max_len {
             crate::nclog!(
@@ -485,7 +490,7 @@ impl Store for FileStore {
             );
             return Err(NcError::NcZarr);
         }
-        let mut buf = Vec::new();
+        buf.clear();
         let cap = usize::try_from(size).map_err(|_| NcError::NoMem)?;
         if buf.try_reserve_exact(cap).is_err() {
             crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", cap);
@@ -494,7 +499,7 @@ impl Store for FileStore {
         // Read at most one byte more than allowed: the file may have grown.
         let mut limited = file.take(max_len.saturating_add(1));
         limited
-            .read_to_end(&mut buf)
+            .read_to_end(buf)
             .map_err(|e| io_error(Op::Read, "read", &path, &e))?;
         if buf.len() as u64 > max_len {
             crate::nclog!(
@@ -505,7 +510,7 @@ impl Store for FileStore {
             );
             return Err(NcError::NcZarr);
         }
-        Ok(Some(buf))
+        Ok(true)
     }
 
     fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {

@@ -76,6 +76,18 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// is an error (`NC_ENCZARR`) and is never read into memory.
     fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>>;
 
+    /// Like `get`, but into `buf` (cleared first), reusing its memory.
+    /// Returns false when the object is absent.
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+        match self.get(key, max_len)? {
+            Some(b) => {
+                *buf = b;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// `len` bytes from `offset`, or None when the object is absent. A range
     /// past the end of the object is `NC_ENCZARR` (a truncated object).
     fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>>;
