@@ -14,6 +14,7 @@ APT_PACKAGES=(
     cmake pkg-config gcc g++
     netcdf-bin libnetcdf-dev libnetcdf19
     python3 python3-venv perl
+    valgrind
 )
 # The versions that wrote testdata/fixtures (see its README.md).
 PIP_PACKAGES=(

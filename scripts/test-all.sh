@@ -3,7 +3,7 @@
 #   1. cargo build --release --locked
 #   2. cargo test --release --locked        (the whole crate)
 #   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures)
-#   4. the C tests again, against the reference netcdf-c 4.10.1 (netCDF4 wheel),
+#   4. the C tests under valgrind, then against the reference netcdf-c 4.10.1 (netCDF4 wheel),
 #      and the differential tests of the client helpers and time functions
 #      against Debian's netcdf-c 4.9.0
 #   5. scripts/check-headers.sh             (if present)
@@ -48,6 +48,7 @@ if [ -f "$log" ]; then
     grep -E '^fixtures: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" || true
 fi
 
+run_test "ctests under valgrind" bash scripts/run-ctests-valgrind.sh
 run_test "ctests against netcdf-c 4.10.1" bash scripts/run-ctests-reference.sh
 run_test "client helpers vs netcdf-c 4.9.0" bash scripts/run-client-ctest.sh
 run_test "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.sh
