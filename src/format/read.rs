@@ -18,6 +18,10 @@ use crate::types::NcType;
 /// every loop driven by metadata.
 const MAX_OBJECTS: usize = 1 << 20;
 
+/// The deepest group nesting read (a path that deep is already near PATH_MAX);
+/// bounds the reader's recursion.
+const MAX_GROUP_DEPTH: usize = 256;
+
 /// Source of metadata objects: the store itself, or a consolidated `.zmetadata`.
 struct Meta<'a> {
     store: &'a dyn Store,
@@ -191,7 +195,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         xarray: opts.xarray,
         count: 0,
     };
-    reader.read_group(&mut ds, 0, zgroup, zattrs)?;
+    reader.read_tree(&mut ds, zgroup, zattrs)?;
     Ok(ds)
 }
 
@@ -281,13 +285,49 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
+    /// Read the whole group tree without recursion (an explicit stack, so a
+    /// deep tree cannot exhaust the caller's thread stack). Groups are
+    /// numbered depth first, parents before children, as netcdf-c numbers them.
+    fn read_tree(&mut self, ds: &mut Dataset, zgroup: Option<Value>, zattrs: Option<Value>) -> NcResult<()> {
+        let kids = self.read_group(ds, 0, zgroup, zattrs)?;
+        let mut stack: Vec<(usize, String, usize)> = kids.into_iter().rev().map(|n| (0, n, 1)).collect();
+        while let Some((parent, name, depth)) = stack.pop() {
+            self.bump()?;
+            if depth > MAX_GROUP_DEPTH {
+                crate::nclog!(Level::Error, "groups nested deeper than {}", MAX_GROUP_DEPTH);
+                return Err(NcError::NcZarr);
+            }
+            if crate::model::check_name(&name).is_err() {
+                crate::nclog!(Level::Warn, "group {:?} has an invalid name; skipped", name);
+                continue;
+            }
+            let gk = join(&ds.group_key(parent), &name);
+            let zg = self.meta.get(&join(&gk, ".zgroup"))?;
+            let za = self.meta.get(&join(&gk, ".zattrs"))?;
+            if zg.is_none() && za.is_none() {
+                crate::nclog!(Level::Warn, "group {:?} has no metadata; skipped", gk);
+                continue;
+            }
+            let idx = ds.groups.len();
+            let mut g = Group::new(&name, Some(parent));
+            g.stored_key = Some(gk);
+            ds.groups.push(g);
+            ds.groups[parent].children.push(idx);
+            let kids = self.read_group(ds, idx, zg, za)?;
+            stack.extend(kids.into_iter().rev().map(|n| (idx, n, depth + 1)));
+        }
+        Ok(())
+    }
+
+    /// Read one group's attributes, dimensions and variables; returns the
+    /// names of its subgroups.
     fn read_group(
         &mut self,
         ds: &mut Dataset,
         grp: usize,
         zgroup: Option<Value>,
         zattrs: Option<Value>,
-    ) -> NcResult<()> {
+    ) -> NcResult<Vec<String>> {
         let key = ds.group_key(grp);
         let types = self.types_for(&key, &zattrs)?;
         ds.groups[grp].atts = read_atts(&zattrs, &types, self.legacy);
@@ -374,27 +414,7 @@ impl Reader<'_, '_> {
                 }
             }
         }
-        for name in subgroups {
-            self.bump()?;
-            if crate::model::check_name(&name).is_err() {
-                crate::nclog!(Level::Warn, "group {:?} has an invalid name; skipped", name);
-                continue;
-            }
-            let gk = join(&key, &name);
-            let zg = self.meta.get(&join(&gk, ".zgroup"))?;
-            let za = self.meta.get(&join(&gk, ".zattrs"))?;
-            if zg.is_none() && za.is_none() {
-                crate::nclog!(Level::Warn, "group {:?} has no metadata; skipped", gk);
-                continue;
-            }
-            let idx = ds.groups.len();
-            let mut g = Group::new(&name, Some(grp));
-            g.stored_key = Some(gk);
-            ds.groups.push(g);
-            ds.groups[grp].children.push(idx);
-            self.read_group(ds, idx, zg, za)?;
-        }
-        Ok(())
+        Ok(subgroups)
     }
 
     fn read_var(&mut self, ds: &mut Dataset, grp: usize, name: &str) -> NcResult<Var> {
