@@ -83,7 +83,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         created: true,
     };
     // The root group exists on storage from the start.
-    write::sync_metadata(&mut ds)?;
+    write::sync_metadata(&mut ds, &crate::engine::put_all)?;
     ds.store.flush()?;
     handles::insert(ds)
 }
@@ -108,7 +108,7 @@ pub fn sync_all(ds: &mut Dataset) -> NcResult<()> {
         return Ok(());
     }
     crate::engine::flush_chunks(ds)?;
-    write::sync_metadata(ds)?;
+    write::sync_metadata(ds, &crate::engine::put_all)?;
     ds.store.flush()
 }
 

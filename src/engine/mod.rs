@@ -1019,6 +1019,16 @@ pub fn put_vars(
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
 
+/// Store a set of objects on the worker pool (metadata written at sync).
+pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
+    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
+    if objs.len() > 1 {
+        POOL.install(|| objs.par_iter().try_for_each(put))
+    } else {
+        objs.iter().try_for_each(put)
+    }
+}
+
 /// Encode and store every dirty chunk of every variable, in parallel.
 pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();

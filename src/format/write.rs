@@ -210,10 +210,6 @@ pub fn group_zattrs(ds: &Dataset, grp: usize) -> Out {
     Out::Obj(pairs)
 }
 
-fn put_json(store: &dyn Store, key: &str, v: &Out) -> NcResult<()> {
-    store.put(&Key::new(key)?, v.to_json().as_bytes())
-}
-
 fn join(a: &str, b: &str) -> String {
     if a.is_empty() {
         b.to_string()
@@ -264,9 +260,19 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
     Ok(())
 }
 
-/// Write all changed metadata. Chunks must have been flushed before, so that
-/// metadata never describes data that is not there yet.
-pub fn sync_metadata(ds: &mut Dataset) -> NcResult<()> {
+/// Objects to store in one go; the writer may store them in any order, in parallel.
+pub type Batch = Vec<(Key, Vec<u8>)>;
+
+fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
+    Ok((Key::new(key)?, v.to_json().into_bytes()))
+}
+
+/// Write all changed metadata through `put_all`, in phases that each finish
+/// before the next begins: arrays, then groups from the deepest level up (a
+/// group never lists a child that is not written yet), then `.zmetadata`.
+/// Chunks must have been flushed before, so that metadata never describes
+/// data that is not there yet. State is marked clean only once written.
+pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> NcResult<()>) -> NcResult<()> {
     apply_renames(ds)?;
     for g in 0..ds.groups.len() {
         for vi in 0..ds.groups[g].vars.len() {
@@ -274,37 +280,55 @@ pub fn sync_metadata(ds: &mut Dataset) -> NcResult<()> {
         }
     }
     let store = ds.store.clone();
-    let mut any = false;
+    let mut arrays = Batch::new();
+    let mut written = Vec::new();
     for g in 0..ds.groups.len() {
-        for vi in 0..ds.groups[g].vars.len() {
-            let var = &ds.groups[g].vars[vi];
+        for (vi, var) in ds.groups[g].vars.iter().enumerate() {
             if !var.meta_dirty {
                 continue;
             }
             let key = ds.var_key(g, &var.name);
-            put_json(store.as_ref(), &join(&key, ".zarray"), &zarray(ds, var))?;
-            put_json(store.as_ref(), &join(&key, ".zattrs"), &var_zattrs(ds, var))?;
-            let var = &mut ds.groups[g].vars[vi];
-            var.meta_dirty = false;
-            var.created = true;
-            var.stored_key = Some(key);
-            any = true;
+            arrays.push(json_obj(&join(&key, ".zarray"), &zarray(ds, var))?);
+            arrays.push(json_obj(&join(&key, ".zattrs"), &var_zattrs(ds, var))?);
+            written.push((g, vi, key));
         }
     }
+    put_all(store.as_ref(), arrays)?;
+    let any = !written.is_empty();
+    for (g, vi, key) in written {
+        let var = &mut ds.groups[g].vars[vi];
+        var.meta_dirty = false;
+        var.created = true;
+        var.stored_key = Some(key);
+    }
     if ds.meta_dirty || any {
-        // Children first, so a group never lists a child that is not written yet.
-        for g in (0..ds.groups.len()).rev() {
-            let key = ds.group_key(g);
-            put_json(
-                store.as_ref(),
-                &join(&key, ".zgroup"),
-                &Out::obj(vec![("zarr_format", Out::U(2))]),
-            )?;
-            put_json(store.as_ref(), &join(&key, ".zattrs"), &group_zattrs(ds, g))?;
-            ds.groups[g].stored_key = Some(key);
+        let depth = |mut g: usize| {
+            let mut d = 0;
+            while let Some(p) = ds.groups[g].parent {
+                g = p;
+                d += 1;
+            }
+            d
+        };
+        let depths: Vec<usize> = (0..ds.groups.len()).map(depth).collect();
+        let deepest = depths.iter().copied().max().unwrap_or(0);
+        for level in (0..=deepest).rev() {
+            let mut batch = Batch::new();
+            for g in (0..ds.groups.len()).filter(|&g| depths[g] == level) {
+                let key = ds.group_key(g);
+                batch.push(json_obj(
+                    &join(&key, ".zgroup"),
+                    &Out::obj(vec![("zarr_format", Out::U(2))]),
+                )?);
+                batch.push(json_obj(&join(&key, ".zattrs"), &group_zattrs(ds, g))?);
+            }
+            put_all(store.as_ref(), batch)?;
+        }
+        for g in 0..ds.groups.len() {
+            ds.groups[g].stored_key = Some(ds.group_key(g));
         }
         if ds.flavor.consolidated {
-            put_json(store.as_ref(), ".zmetadata", &consolidated(ds))?;
+            put_all(store.as_ref(), vec![json_obj(".zmetadata", &consolidated(ds))?])?;
         }
         ds.meta_dirty = false;
     }

@@ -12,15 +12,18 @@
 //! - `get` compares the size with its limit before allocating anything and
 //!   never reads more than limit + 1 bytes (the file may grow meanwhile);
 //! - writes never go through a link at the key: `put` writes a temporary file
-//!   in the target's directory (created exclusively, so never through a link),
-//!   `fdatasync`s it and renames it over the key. The rename replaces a
-//!   symbolic link itself and makes the replacement atomic for readers;
-//!   the data sync before it makes it atomic across a crash too (the name
-//!   never points at a half-written file). A failed put removes its temporary
-//!   file and leaves the old object as it was. Intermediate directories that
-//!   are links to directories are followed, as netcdf-c does.
-//! - `flush` `fsync`s every directory whose entries changed since the last
-//!   flush, which makes the renames, creations and deletions durable.
+//!   in the target's directory (created exclusively, so never through a link)
+//!   and renames it over the key. The rename replaces a symbolic link itself
+//!   and makes the replacement atomic for readers and for a process killed at
+//!   any moment: the name points at the old or the new content, never at a
+//!   half-written file. A failed put removes its temporary file and leaves the
+//!   old object as it was. Intermediate directories that are links to
+//!   directories are followed, as netcdf-c does.
+//! - `flush` makes everything written since the last flush durable against an
+//!   OS crash or power loss: on Linux with one `syncfs` of the dataset's file
+//!   system (an fsync per object made creating a 2000-variable dataset ten
+//!   times slower); elsewhere each object is `fdatasync`ed before its rename
+//!   and every directory whose entries changed is `fsync`ed here.
 //!
 //! Temporary files are named `.nczarr-tmp.<pid>.<n>`; `list` hides them and no
 //! key may have a segment starting with `.nczarr-tmp.` (`NC_EINVAL`).
@@ -436,7 +439,15 @@ impl FileStore {
                 }
                 Err(e) => return Err(e),
             };
-            let written = file.write_all(data).and_then(|()| file.sync_data());
+            // Durability comes at flush (one syncfs for everything written);
+            // elsewhere than Linux each object is synced here instead.
+            let written = file.write_all(data).and_then(|()| {
+                if cfg!(target_os = "linux") {
+                    Ok(())
+                } else {
+                    file.sync_data()
+                }
+            });
             drop(file);
             return match written {
                 Ok(()) => Ok(tmp),
@@ -671,6 +682,24 @@ impl Store for FileStore {
             let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
             std::mem::take(&mut *set)
         };
+        #[cfg(target_os = "linux")]
+        if !dirs.is_empty() {
+            // One syncfs makes every file and directory written since the
+            // last flush durable, in far less time than an fsync per object.
+            let synced = match File::open(&self.root) {
+                Ok(f) => rustix::fs::syncfs(&f).map_err(io::Error::from),
+                // The dataset was removed from under us: nothing left to sync.
+                Err(e) if is_absent(&e) => Ok(()),
+                Err(e) => Err(e),
+            };
+            return match synced {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner()).extend(dirs);
+                    Err(io_error(Op::Write, "syncfs", &self.root, &e))
+                }
+            };
+        }
         let mut pending = dirs.into_iter();
         while let Some(dir) = pending.next() {
             let synced = match File::open(&dir) {
