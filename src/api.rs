@@ -122,6 +122,15 @@ pub fn enddef(ds: &mut Dataset) -> NcResult<()> {
     Ok(())
 }
 
+/// Data access leaves define mode, as netCDF-4 does (the classic model's
+/// NC_EINDEFINE does not apply to NCZarr).
+pub fn begin_data_access(ds: &mut Dataset) -> NcResult<()> {
+    if ds.define_mode && ds.writable {
+        enddef(ds)?;
+    }
+    Ok(())
+}
+
 /// nc_redef.
 pub fn redef(ds: &mut Dataset) -> NcResult<()> {
     if !ds.writable {
@@ -144,10 +153,8 @@ pub fn sync(ds: &mut Dataset) -> NcResult<()> {
 
 /// nc_close.
 pub fn close(ncid: i32) -> NcResult<()> {
-    let (shared, grp) = handles::get(ncid)?;
-    if grp != 0 {
-        // netcdf-c closes the file of any group id; so do we.
-    }
+    // Any group's ncid closes its dataset, as in netcdf-c.
+    let (shared, _) = handles::get(ncid)?;
     let result = {
         let mut ds = shared.lock().map_err(|_| NcError::Internal)?;
         let r = sync_all(&mut ds);

@@ -866,10 +866,6 @@ pub fn put_vars(
     if !ds.writable {
         return Err(NcError::Perm);
     }
-    if ds.define_mode {
-        // netCDF-4 leaves define mode implicitly on data access.
-        crate::api::enddef(ds)?;
-    }
     let store = ds.store.clone();
     let Some((_, sel)) = prepare(
         ds,

@@ -165,6 +165,7 @@ unsafe fn get_impl(
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let req = unsafe { request(ds, grp, varid, shape, a) }?;
+        crate::api::begin_data_access(ds)?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
         if mt == NcType::String {
@@ -235,6 +236,7 @@ unsafe fn put_impl(
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let req = unsafe { request(ds, grp, varid, shape, a) }?;
+        crate::api::begin_data_access(ds)?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
         if mt == NcType::String {
