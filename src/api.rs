@@ -17,8 +17,6 @@ use crate::url::{self, Location, StoreKind, Target};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
-pub const NC_DISKLESS: i32 = 0x0008;
-pub const NC_INMEMORY: i32 = 0x8000;
 
 /// The version string of `nc_inq_libvers`: netcdf-c's form, naming us.
 pub fn libvers() -> &'static str {
@@ -62,12 +60,10 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
 pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
     let loc = zarr_location(path, true)?;
     let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
-    let mut root = Group::new("/", None);
-    root.stored_key = None;
     let mut ds = Dataset {
         path: path.to_string(),
         store,
-        groups: vec![root],
+        groups: vec![Group::new("/", None)],
         dims: Vec::new(),
         writable: true,
         define_mode: true,

@@ -486,19 +486,20 @@ impl Dataset {
         Ok(id)
     }
 
-    /// Dimension id check: the dimension must exist and be visible from `grp`.
-    pub fn check_dimid(&self, grp: usize, dimid: i32) -> NcResult<usize> {
+    /// Dimension id check. Ids are file-wide, and netcdf-c accepts any
+    /// dimension of the file from any group (nc4_find_dim looks ids up in
+    /// the file's list), so visibility is not checked.
+    pub fn check_dimid(&self, dimid: i32) -> NcResult<usize> {
         let d = usize::try_from(dimid).map_err(|_| NcError::BadDim)?;
         if d >= self.dims.len() {
             return Err(NcError::BadDim);
         }
-        let _ = grp;
         Ok(d)
     }
 
     pub fn rename_dim(&mut self, grp: usize, dimid: i32, name: &str) -> NcResult<()> {
         self.group(grp)?;
-        let d = self.check_dimid(grp, dimid)?;
+        let d = self.check_dimid(dimid)?;
         check_name(name)?;
         if !self.writable {
             return Err(NcError::Perm);
@@ -540,7 +541,7 @@ impl Dataset {
         }
         let mut ds = Vec::with_capacity(dimids.len());
         for &d in dimids {
-            ds.push(self.check_dimid(grp, d)?);
+            ds.push(self.check_dimid(d)?);
         }
         let mut var = Var::new(name, ty, ds);
         var.no_fill = !self.fill_mode;

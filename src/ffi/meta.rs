@@ -87,8 +87,8 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
     status(|| {
-        handles::with(ncid, |ds, grp| {
-            let d = ds.check_dimid(grp, dimid)?;
+        handles::with(ncid, |ds, _| {
+            let d = ds.check_dimid(dimid)?;
             let dim = &ds.dims[d];
             // SAFETY: NULL or writable (name buffer NC_MAX_NAME+1).
             unsafe {
