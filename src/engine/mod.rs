@@ -106,6 +106,21 @@ fn prepare(
     Ok(Some((ChunkSpec::of(ds, grp, var), sel)))
 }
 
+/// Validate an access (coordinates, counts, strides against the variable)
+/// without doing it: the C layer calls this before sizing its own buffers.
+pub fn validate(
+    ds: &Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    for_write: bool,
+) -> NcResult<usize> {
+    let var = ds.var(grp, varid)?;
+    Ok(selection(ds, var, start, count, stride, for_write)?.total)
+}
+
 /// Everything needed to encode or decode one chunk of a variable, detached
 /// from the dataset so that worker threads can use it.
 #[derive(Debug, Clone)]
@@ -1069,20 +1084,19 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     Ok(())
 }
 
-/// Read with a mapped layout (nc_get_varm): `imap` gives, per dimension, the
-/// distance in elements between successive values in caller memory.
-pub fn scatter_map<T: Clone>(contig: &[T], count: &[usize], imap: &[usize], out: &mut [T]) {
-    let n = count.len();
-    if n == 0 {
-        if let (Some(o), Some(c)) = (out.first_mut(), contig.first()) {
-            *o = c.clone();
-        }
+/// Mapped access (nc_get/put_varm): call `f(k, off)` for the k-th value of a
+/// selection of shape `count` (C order) and its offset `off` in elements in
+/// the caller's memory, where `imap` gives the distance between successive
+/// values along each dimension.
+pub fn for_each_mapped(count: &[usize], imap: &[usize], mut f: impl FnMut(usize, usize)) {
+    if count.contains(&0) {
         return;
     }
+    let n = count.len();
+    let total: usize = count.iter().product();
     let mut idx = vec![0usize; n];
-    for v in contig {
-        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
-        out[off] = v.clone();
+    for k in 0..total {
+        f(k, idx.iter().zip(imap).map(|(i, m)| i * m).sum());
         for d in (0..n).rev() {
             idx[d] += 1;
             if idx[d] < count[d] {
@@ -1093,27 +1107,14 @@ pub fn scatter_map<T: Clone>(contig: &[T], count: &[usize], imap: &[usize], out:
     }
 }
 
-/// The inverse of `scatter_map`, for nc_put_varm.
+/// Place contiguous values at their mapped positions.
+pub fn scatter_map<T: Clone>(contig: &[T], count: &[usize], imap: &[usize], out: &mut [T]) {
+    for_each_mapped(count, imap, |k, off| out[off] = contig[k].clone());
+}
+
+/// Collect values from their mapped positions into contiguous order.
 pub fn gather_map<T: Clone>(src: &[T], count: &[usize], imap: &[usize], contig: &mut [T]) {
-    let n = count.len();
-    if n == 0 {
-        if let (Some(c), Some(s)) = (contig.first_mut(), src.first()) {
-            *c = s.clone();
-        }
-        return;
-    }
-    let mut idx = vec![0usize; n];
-    for v in contig.iter_mut() {
-        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
-        *v = src[off].clone();
-        for d in (0..n).rev() {
-            idx[d] += 1;
-            if idx[d] < count[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
+    for_each_mapped(count, imap, |k, off| contig[k] = src[off].clone());
 }
 
 /// nc_set_var_chunk_cache: resize one variable's cache, writing out what it evicts.

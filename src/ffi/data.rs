@@ -111,6 +111,19 @@ unsafe fn request(ds: &Dataset, grp: usize, varid: c_int, shape: Shape, a: CArgs
     })
 }
 
+/// `n` copies of `v`, or NC_ENOMEM instead of an abort.
+fn alloc<T: Clone>(n: usize, v: T) -> NcResult<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| NcError::NoMem)?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+/// Bytes of `n` values of `size` bytes.
+fn nbytes(n: usize, size: usize) -> NcResult<usize> {
+    n.checked_mul(size).ok_or(NcError::Edge)
+}
+
 /// Elements a mapped buffer spans.
 fn map_extent(count: &[usize], imap: &[usize]) -> NcResult<usize> {
     if count.contains(&0) {
@@ -125,33 +138,17 @@ fn map_extent(count: &[usize], imap: &[usize]) -> NcResult<usize> {
         .ok_or(NcError::Inval)
 }
 
-/// A byte buffer viewed as elements of `es` bytes, for mapped copies.
-fn map_bytes(contig: &[u8], es: usize, count: &[usize], imap: &[usize], out: &mut [u8], scatter: bool) {
-    let n = count.len();
-    let mut idx = vec![0usize; n];
-    let total = contig.len() / es.max(1);
-    let mut contig_out = Vec::new();
-    if !scatter {
-        contig_out = vec![0u8; contig.len()];
-    }
-    for k in 0..total {
-        let off: usize = idx.iter().zip(imap).map(|(i, m)| i * m).sum();
-        if scatter {
-            out[off * es..(off + 1) * es].copy_from_slice(&contig[k * es..(k + 1) * es]);
-        } else {
-            contig_out[k * es..(k + 1) * es].copy_from_slice(&out[off * es..(off + 1) * es]);
-        }
-        for d in (0..n).rev() {
-            idx[d] += 1;
-            if idx[d] < count[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    if !scatter {
-        out[..contig_out.len()].copy_from_slice(&contig_out);
-    }
+/// Mapped copies of values of `es` bytes (see `engine::for_each_mapped`).
+fn scatter_bytes(contig: &[u8], es: usize, count: &[usize], imap: &[usize], out: &mut [u8]) {
+    engine::for_each_mapped(count, imap, |k, off| {
+        out[off * es..(off + 1) * es].copy_from_slice(&contig[k * es..(k + 1) * es]);
+    });
+}
+
+fn gather_bytes(src: &[u8], es: usize, count: &[usize], imap: &[usize], contig: &mut [u8]) {
+    engine::for_each_mapped(count, imap, |k, off| {
+        contig[k * es..(k + 1) * es].copy_from_slice(&src[off * es..(off + 1) * es]);
+    });
 }
 
 unsafe fn get_impl(
@@ -168,8 +165,9 @@ unsafe fn get_impl(
         crate::api::begin_data_access(ds)?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
+        engine::validate(ds, grp, varid, &req.start, &req.count, stride, false)?;
         if mt == NcType::String {
-            let mut tmp: Vec<Option<Vec<u8>>> = vec![None; req.total];
+            let mut tmp: Vec<Option<Vec<u8>>> = alloc(req.total, None)?;
             engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Str(&mut tmp))?;
             let ptrs: Vec<*mut c_char> = tmp
                 .iter()
@@ -191,7 +189,7 @@ unsafe fn get_impl(
         match &req.imap {
             None => {
                 // SAFETY: ip has room for total values of the memory type.
-                let out = unsafe { slice_mut(ip.cast::<u8>(), req.total * ms) }?;
+                let out = unsafe { slice_mut(ip.cast::<u8>(), nbytes(req.total, ms)?) }?;
                 engine::get_vars(
                     ds,
                     grp,
@@ -203,7 +201,7 @@ unsafe fn get_impl(
                 )
             }
             Some(m) => {
-                let mut tmp = vec![0u8; req.total * ms];
+                let mut tmp = alloc(nbytes(req.total, ms)?, 0u8)?;
                 let r = engine::get_vars(
                     ds,
                     grp,
@@ -216,8 +214,8 @@ unsafe fn get_impl(
                 if matches!(r, Ok(()) | Err(NcError::Range)) {
                     let extent = map_extent(&req.count, m)?;
                     // SAFETY: ip spans `extent` values as the map says.
-                    let out = unsafe { slice_mut(ip.cast::<u8>(), extent * ms) }?;
-                    map_bytes(&tmp, ms, &req.count, m, out, true);
+                    let out = unsafe { slice_mut(ip.cast::<u8>(), nbytes(extent, ms)?) }?;
+                    scatter_bytes(&tmp, ms, &req.count, m, out);
                 }
                 r
             }
@@ -239,6 +237,7 @@ unsafe fn put_impl(
         crate::api::begin_data_access(ds)?;
         let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
         let stride = req.stride.as_deref();
+        engine::validate(ds, grp, varid, &req.start, &req.count, stride, true)?;
         if mt == NcType::String {
             let extent = match &req.imap {
                 Some(m) => map_extent(&req.count, m)?,
@@ -257,7 +256,7 @@ unsafe fn put_impl(
             }
             let vals = match &req.imap {
                 Some(m) => {
-                    let mut c = vec![None; req.total];
+                    let mut c = alloc(req.total, None)?;
                     engine::gather_map(&all, &req.count, m, &mut c);
                     c
                 }
@@ -269,7 +268,7 @@ unsafe fn put_impl(
         match &req.imap {
             None => {
                 // SAFETY: op holds total values of the memory type.
-                let src = unsafe { slice(op.cast::<u8>(), req.total * ms) }?;
+                let src = unsafe { slice(op.cast::<u8>(), nbytes(req.total, ms)?) }?;
                 engine::put_vars(
                     ds,
                     grp,
@@ -283,11 +282,9 @@ unsafe fn put_impl(
             Some(m) => {
                 let extent = map_extent(&req.count, m)?;
                 // SAFETY: op spans `extent` values as the map says.
-                let src = unsafe { slice(op.cast::<u8>(), extent * ms) }?;
-                let mut tmp = vec![0u8; req.total * ms];
-                let mut work = src.to_vec();
-                map_bytes(&tmp.clone(), ms, &req.count, m, &mut work, false);
-                tmp.copy_from_slice(&work[..req.total * ms]);
+                let src = unsafe { slice(op.cast::<u8>(), nbytes(extent, ms)?) }?;
+                let mut tmp = alloc(nbytes(req.total, ms)?, 0u8)?;
+                gather_bytes(src, ms, &req.count, m, &mut tmp);
                 engine::put_vars(
                     ds,
                     grp,
