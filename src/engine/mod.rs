@@ -173,20 +173,32 @@ impl ChunkSpec {
         }
     }
 
-    fn fill_chunk(&self) -> ChunkData {
+    /// A chunk of fill values (or zeros without a fill value). Its size
+    /// comes from metadata, so memory is reserved fallibly (NC_ENOMEM).
+    fn fill_chunk(&self) -> NcResult<ChunkData> {
+        let no_mem = |_| {
+            crate::nclog!(Level::Error, "{}: no memory for a chunk of {} values", self.prefix, self.nelems);
+            NcError::NoMem
+        };
         match self.ty {
-            NcType::String => ChunkData::Strings(vec![Some(self.fill.clone()); self.nelems]),
-            t if self.no_fill => {
-                let mut b = buffers::take(self.nelems * t.size());
-                b.resize(self.nelems * t.size(), 0);
-                ChunkData::Bytes(b)
+            NcType::String => {
+                let mut v = Vec::new();
+                v.try_reserve_exact(self.nelems).map_err(no_mem)?;
+                v.resize(self.nelems, Some(self.fill.clone()));
+                Ok(ChunkData::Strings(v))
             }
-            _ => {
-                let mut b = buffers::take(self.nelems * self.fill.len());
-                for _ in 0..self.nelems {
-                    b.extend_from_slice(&self.fill);
+            t => {
+                let n = self.nelems.checked_mul(t.size()).ok_or(NcError::NoMem)?;
+                let mut b = buffers::take(n);
+                b.try_reserve_exact(n).map_err(no_mem)?;
+                if self.no_fill {
+                    b.resize(n, 0);
+                } else {
+                    for _ in 0..self.nelems {
+                        b.extend_from_slice(&self.fill[..t.size()]);
+                    }
                 }
-                ChunkData::Bytes(b)
+                Ok(ChunkData::Bytes(b))
             }
         }
     }
@@ -208,7 +220,7 @@ impl ChunkSpec {
         let mut raw = buffers::take(raw_len.min(64 << 20));
         if !store.get_into(&key, raw_len as u64, &mut raw)? {
             buffers::give(raw);
-            return Ok(self.fill_chunk());
+            return self.fill_chunk();
         }
         self.decode(raw, &key)
     }
@@ -985,7 +997,10 @@ pub fn put_vars(
         for (idx, segs) in batch {
             let data = match var.cache.take(idx) {
                 Some(d) => d,
-                None => loaded_by_key.remove(idx).unwrap_or_else(|| spec.fill_chunk()),
+                None => match loaded_by_key.remove(idx) {
+                    Some(d) => d,
+                    None => spec.fill_chunk()?,
+                },
             };
             jobs.push((idx.clone(), segs, data));
         }

@@ -463,7 +463,8 @@ impl Reader<'_, '_> {
             None => ty.size(),
         };
         let chunk_bytes = chunks.iter().try_fold(elem, |a, &c| a.checked_mul(c));
-        if chunk_bytes.is_none_or(|b| b > (1usize << 34)) {
+        // netcdf-c refuses chunks over 4 GiB (NC_EBADCHUNK); so do we, on read too.
+        if chunk_bytes.is_none_or(|b| b > u32::MAX as usize) {
             crate::nclog!(Level::Error, "{}: chunk too large", vk);
             return Err(NcError::NcZarr);
         }
