@@ -146,7 +146,9 @@ pub fn first_wins(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
 /// included: they pass only if `allow` lists them), with lower-case hex digits
 /// (as `ncuriencodeonly`).
 pub fn encode_only(s: &str, allow: &str) -> String {
-    String::from_utf8(encode_bytes(s.as_bytes(), allow.as_bytes())).expect("percent-encoding yields ASCII")
+    // Only non-ASCII bytes that the caller allowed can make this invalid UTF-8.
+    String::from_utf8(encode_bytes(s.as_bytes(), allow.as_bytes()))
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Byte form of [`encode_only`]: the output is ASCII.
