@@ -85,3 +85,12 @@ else
     venv_complete || { say "venv: packages still missing after pip install" >&2; exit 1; }
     say "venv: $venv ready"
 fi
+
+# cbindgen, for scripts/check-exports.sh (the exports' C signatures against include/).
+CBINDGEN_VERSION=0.29.4
+if command -v cbindgen >/dev/null && [ "$(cbindgen --version)" = "cbindgen $CBINDGEN_VERSION" ]; then
+    say "cbindgen $CBINDGEN_VERSION already installed"
+else
+    say "cargo install cbindgen $CBINDGEN_VERSION"
+    cargo install --quiet --locked cbindgen --version "$CBINDGEN_VERSION"
+fi

@@ -6,7 +6,7 @@
 #   4. the C tests under valgrind, then against the reference netcdf-c 4.10.1 (netCDF4 wheel),
 #      and the differential tests of the client helpers and time functions
 #      against Debian's netcdf-c 4.9.0
-#   5. scripts/check-headers.sh             (if present)
+#   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
 #   6. tests/interop/run.sh                 (if present)
 # A failing build stops the run; the test steps all run, and the script exits
 # non-zero when any of them failed.
@@ -52,6 +52,8 @@ run_test "ctests under valgrind" bash scripts/run-ctests-valgrind.sh
 run_test "ctests against netcdf-c 4.10.1" bash scripts/run-ctests-reference.sh
 run_test "client helpers vs netcdf-c 4.9.0" bash scripts/run-client-ctest.sh
 run_test "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.sh
+
+run_test "export signatures vs include/" bash scripts/check-exports.sh
 
 if [ -f scripts/check-headers.sh ]; then
     run_test check-headers bash scripts/check-headers.sh

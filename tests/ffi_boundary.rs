@@ -105,7 +105,7 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_get_att_int(id, -1, name, null_mut()), NC_NOERR);
             assert_ne!(nc_put_att_text(id, -1, name, 0, null()), NC_NOERR);
             assert_ne!(nc_get_att_text(id, -1, name, null_mut()), NC_NOERR);
-            assert_ne!(nc_put_att_string(id, -1, name, 0, null()), NC_NOERR);
+            assert_ne!(nc_put_att_string(id, -1, name, 0, null_mut()), NC_NOERR);
             assert_ne!(nc_get_att_string(id, -1, name, null_mut()), NC_NOERR);
             assert_ne!(nc_put_att(id, -1, name, 4, 0, null()), NC_NOERR);
             assert_ne!(nc_get_att(id, -1, name, null_mut()), NC_NOERR);

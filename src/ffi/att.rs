@@ -6,7 +6,7 @@
 //! type (for gets: room for the attribute's length), name buffers of
 //! NC_MAX_NAME+1 bytes.
 
-use std::ffi::{c_char, c_int, c_long, c_void};
+use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, cstr, malloc_cstring, put, put_name, slice, slice_mut, status};
 use crate::api;
@@ -165,8 +165,8 @@ typed_att!(nc_put_att_float, nc_get_att_float, f32, NcType::Float);
 typed_att!(nc_put_att_double, nc_get_att_double, f64, NcType::Double);
 typed_att!(nc_put_att_ushort, nc_get_att_ushort, u16, NcType::UShort);
 typed_att!(nc_put_att_uint, nc_get_att_uint, u32, NcType::UInt);
-typed_att!(nc_put_att_longlong, nc_get_att_longlong, i64, NcType::Int64);
-typed_att!(nc_put_att_ulonglong, nc_get_att_ulonglong, u64, NcType::UInt64);
+typed_att!(nc_put_att_longlong, nc_get_att_longlong, c_longlong, NcType::Int64);
+typed_att!(nc_put_att_ulonglong, nc_get_att_ulonglong, c_ulonglong, NcType::UInt64);
 
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
@@ -201,7 +201,7 @@ pub unsafe extern "C" fn nc_put_att_string(
     varid: c_int,
     name: *const c_char,
     len: usize,
-    op: *const *const c_char,
+    op: *mut *const c_char,
 ) -> c_int {
     // SAFETY: forwarded contract.
     status(|| unsafe {

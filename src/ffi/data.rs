@@ -7,7 +7,7 @@
 //! holds the selected values in the call's memory type (for `varm`, as far as
 //! the map reaches); strings are `char*` values, NUL-terminated or NULL.
 
-use std::ffi::{c_char, c_int, c_long, c_void};
+use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, malloc_cstring, slice, slice_mut, status};
 use crate::engine::{self, MemIn, MemOut};
@@ -57,7 +57,12 @@ struct Request {
 /// a NULL start is NC_EINVALCOORDS, a NULL count means "to the end", NULL
 /// stride or map means contiguous.
 unsafe fn request(ds: &Dataset, grp: usize, varid: c_int, shape: Shape, a: CArgs) -> NcResult<Request> {
-    let CArgs { start: startp, count: countp, stride: stridep, imap: imapp } = a;
+    let CArgs {
+        start: startp,
+        count: countp,
+        stride: stridep,
+        imap: imapp,
+    } = a;
     let var = ds.var(grp, varid)?;
     let n = var.dimids.len();
     let dims = ds.var_shape(var);
@@ -310,7 +315,7 @@ macro_rules! data_family {
         /// Pointer arguments must satisfy this module's contract (see the module documentation):
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: *const $tin) -> c_int {
+        pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: $tin) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -327,7 +332,7 @@ macro_rules! data_family {
         /// Pointer arguments must satisfy this module's contract (see the module documentation):
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: *mut $tout) -> c_int {
+        pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: $tout) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -344,7 +349,7 @@ macro_rules! data_family {
         /// Pointer arguments must satisfy this module's contract (see the module documentation):
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: *const $tin) -> c_int {
+        pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: $tin) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -361,7 +366,7 @@ macro_rules! data_family {
         /// Pointer arguments must satisfy this module's contract (see the module documentation):
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut $tout) -> c_int {
+        pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: $tout) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -383,7 +388,7 @@ macro_rules! data_family {
             varid: c_int,
             startp: *const usize,
             countp: *const usize,
-            op: *const $tin,
+            op: $tin,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -406,7 +411,7 @@ macro_rules! data_family {
             varid: c_int,
             startp: *const usize,
             countp: *const usize,
-            ip: *mut $tout,
+            ip: $tout,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -430,7 +435,7 @@ macro_rules! data_family {
             startp: *const usize,
             countp: *const usize,
             stridep: *const isize,
-            op: *const $tin,
+            op: $tin,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -454,7 +459,7 @@ macro_rules! data_family {
             startp: *const usize,
             countp: *const usize,
             stridep: *const isize,
-            ip: *mut $tout,
+            ip: $tout,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -479,7 +484,7 @@ macro_rules! data_family {
             countp: *const usize,
             stridep: *const isize,
             imapp: *const isize,
-            op: *const $tin,
+            op: $tin,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -504,7 +509,7 @@ macro_rules! data_family {
             countp: *const usize,
             stridep: *const isize,
             imapp: *const isize,
-            ip: *mut $tout,
+            ip: $tout,
         ) -> c_int {
             // SAFETY: forwarded contract.
             status(|| unsafe {
@@ -528,8 +533,8 @@ const LONG: NcType = if std::mem::size_of::<c_long>() == 8 {
 };
 
 data_family!(
-    c_void,
-    c_void,
+    *const c_void,
+    *mut c_void,
     None,
     nc_put_var,
     nc_get_var,
@@ -543,8 +548,8 @@ data_family!(
     nc_get_varm
 );
 data_family!(
-    c_char,
-    c_char,
+    *const c_char,
+    *mut c_char,
     Some(NcType::Char),
     nc_put_var_text,
     nc_get_var_text,
@@ -558,8 +563,8 @@ data_family!(
     nc_get_varm_text
 );
 data_family!(
-    i8,
-    i8,
+    *const i8,
+    *mut i8,
     Some(NcType::Byte),
     nc_put_var_schar,
     nc_get_var_schar,
@@ -573,8 +578,8 @@ data_family!(
     nc_get_varm_schar
 );
 data_family!(
-    u8,
-    u8,
+    *const u8,
+    *mut u8,
     Some(NcType::UByte),
     nc_put_var_uchar,
     nc_get_var_uchar,
@@ -588,8 +593,8 @@ data_family!(
     nc_get_varm_uchar
 );
 data_family!(
-    u8,
-    u8,
+    *const u8,
+    *mut u8,
     Some(NcType::UByte),
     nc_put_var_ubyte,
     nc_get_var_ubyte,
@@ -603,8 +608,8 @@ data_family!(
     nc_get_varm_ubyte
 );
 data_family!(
-    i16,
-    i16,
+    *const i16,
+    *mut i16,
     Some(NcType::Short),
     nc_put_var_short,
     nc_get_var_short,
@@ -618,8 +623,8 @@ data_family!(
     nc_get_varm_short
 );
 data_family!(
-    c_int,
-    c_int,
+    *const c_int,
+    *mut c_int,
     Some(NcType::Int),
     nc_put_var_int,
     nc_get_var_int,
@@ -633,8 +638,8 @@ data_family!(
     nc_get_varm_int
 );
 data_family!(
-    c_long,
-    c_long,
+    *const c_long,
+    *mut c_long,
     Some(LONG),
     nc_put_var_long,
     nc_get_var_long,
@@ -648,8 +653,8 @@ data_family!(
     nc_get_varm_long
 );
 data_family!(
-    f32,
-    f32,
+    *const f32,
+    *mut f32,
     Some(NcType::Float),
     nc_put_var_float,
     nc_get_var_float,
@@ -663,8 +668,8 @@ data_family!(
     nc_get_varm_float
 );
 data_family!(
-    f64,
-    f64,
+    *const f64,
+    *mut f64,
     Some(NcType::Double),
     nc_put_var_double,
     nc_get_var_double,
@@ -678,8 +683,8 @@ data_family!(
     nc_get_varm_double
 );
 data_family!(
-    u16,
-    u16,
+    *const u16,
+    *mut u16,
     Some(NcType::UShort),
     nc_put_var_ushort,
     nc_get_var_ushort,
@@ -693,8 +698,8 @@ data_family!(
     nc_get_varm_ushort
 );
 data_family!(
-    u32,
-    u32,
+    *const u32,
+    *mut u32,
     Some(NcType::UInt),
     nc_put_var_uint,
     nc_get_var_uint,
@@ -708,8 +713,8 @@ data_family!(
     nc_get_varm_uint
 );
 data_family!(
-    i64,
-    i64,
+    *const c_longlong,
+    *mut c_longlong,
     Some(NcType::Int64),
     nc_put_var_longlong,
     nc_get_var_longlong,
@@ -723,8 +728,8 @@ data_family!(
     nc_get_varm_longlong
 );
 data_family!(
-    u64,
-    u64,
+    *const c_ulonglong,
+    *mut c_ulonglong,
     Some(NcType::UInt64),
     nc_put_var_ulonglong,
     nc_get_var_ulonglong,
@@ -738,8 +743,8 @@ data_family!(
     nc_get_varm_ulonglong
 );
 data_family!(
-    *const c_char,
-    *mut c_char,
+    *mut *const c_char,
+    *mut *mut c_char,
     Some(NcType::String),
     nc_put_var_string,
     nc_get_var_string,
