@@ -1,7 +1,9 @@
 //! Many threads using the C API at once: four writers on four datasets and
 //! four readers on one dataset, with every value checked.
 
-use std::ffi::{CString, c_int};
+mod common;
+use common::check;
+use std::ffi::CString;
 use std::thread;
 
 use netcdf::ffi::data::*;
@@ -12,10 +14,6 @@ const N: usize = 64;
 
 fn url(dir: &std::path::Path, name: &str) -> CString {
     CString::new(format!("file://{}/{}#mode=nczarr,file", dir.display(), name)).unwrap()
-}
-
-fn check(e: c_int) {
-    assert_eq!(e, 0, "netCDF error {e}");
 }
 
 fn write_dataset(u: &CString, seed: i32) {

@@ -2,29 +2,13 @@
 //! plain in-memory array: shapes, chunk shapes, strides, mapped access and
 //! chunk caches small enough to force eviction.
 
+mod common;
+use common::{Rng, check};
 use std::ffi::{CString, c_int};
 
 use netcdf::ffi::data::*;
 use netcdf::ffi::file::*;
 use netcdf::ffi::meta::*;
-
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn check(e: c_int) {
-    assert_eq!(e, 0, "netCDF error {e}");
-}
 
 fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];

@@ -2,7 +2,9 @@
 //! last `nc_sync` reads back intact, the dataset still opens, and records
 //! written after it are either right or fill, never garbage.
 
-use std::ffi::{CString, c_int};
+mod common;
+use common::check;
+use std::ffi::CString;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,10 +14,6 @@ use netcdf::ffi::file::*;
 use netcdf::ffi::meta::*;
 
 const N: usize = 1000;
-
-fn check(e: c_int) {
-    assert_eq!(e, 0, "netCDF error {e}");
-}
 
 fn value(rec: usize, i: usize) -> i32 {
     (rec * 100_000 + i) as i32

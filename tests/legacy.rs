@@ -2,6 +2,8 @@
 //! 4.9.0 (testdata/legacy), and the 4.9.1–4.9.2 and format-1 layouts derived
 //! from it here. All are opened read-only, as netcdf-c opens them.
 
+mod common;
+use common::{check, copy_tree};
 use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,23 +13,6 @@ use netcdf::ffi::data::*;
 use netcdf::ffi::file::*;
 use netcdf::ffi::meta::*;
 use serde_json::{Map, Value};
-
-fn check(e: c_int) {
-    assert_eq!(e, 0, "netCDF error {e}");
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &t);
-        } else {
-            fs::copy(e.path(), &t).unwrap();
-        }
-    }
-}
 
 fn read_json(p: &Path) -> Map<String, Value> {
     match serde_json::from_slice(&fs::read(p).unwrap()).unwrap() {

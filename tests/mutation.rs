@@ -4,6 +4,8 @@
 //! netCDF status: no panic (which the boundary reports as NC_EINTERNAL), no
 //! crash, no hang.
 
+mod common;
+use common::{Rng, copy_tree};
 use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,19 +16,6 @@ use netcdf::ffi::meta::*;
 
 const NC_EINTERNAL: c_int = -92;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).unwrap() {
         let e = e.unwrap();
@@ -34,19 +23,6 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             files(&e.path(), out);
         } else {
             out.push(e.path());
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &t);
-        } else {
-            fs::write(&t, fs::read(e.path()).unwrap()).unwrap();
         }
     }
 }

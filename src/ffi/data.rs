@@ -156,6 +156,29 @@ fn gather_bytes(src: &[u8], es: usize, count: &[usize], imap: &[usize], contig: 
     });
 }
 
+/// The common start of a data access: read the C selection, leave define
+/// mode, settle the memory type and validate the selection before anything
+/// is sized from it.
+///
+/// # Safety
+/// As `request`.
+unsafe fn begin(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: c_int,
+    shape: Shape,
+    a: CArgs,
+    mem: Option<NcType>,
+    for_write: bool,
+) -> NcResult<(Request, NcType)> {
+    // SAFETY: forwarded contract.
+    let req = unsafe { request(ds, grp, varid, shape, a) }?;
+    crate::api::begin_data_access(ds)?;
+    let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
+    engine::validate(ds, grp, varid, &req.start, &req.count, req.stride.as_deref(), for_write)?;
+    Ok((req, mt))
+}
+
 unsafe fn get_impl(
     ncid: c_int,
     varid: c_int,
@@ -166,11 +189,8 @@ unsafe fn get_impl(
 ) -> NcResult<()> {
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
-        let req = unsafe { request(ds, grp, varid, shape, a) }?;
-        crate::api::begin_data_access(ds)?;
-        let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
+        let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, false) }?;
         let stride = req.stride.as_deref();
-        engine::validate(ds, grp, varid, &req.start, &req.count, stride, false)?;
         if mt == NcType::String {
             let mut tmp: Vec<Option<Vec<u8>>> = alloc(req.total, None)?;
             engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Str(&mut tmp))?;
@@ -238,11 +258,8 @@ unsafe fn put_impl(
 ) -> NcResult<()> {
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
-        let req = unsafe { request(ds, grp, varid, shape, a) }?;
-        crate::api::begin_data_access(ds)?;
-        let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
+        let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, true) }?;
         let stride = req.stride.as_deref();
-        engine::validate(ds, grp, varid, &req.start, &req.count, stride, true)?;
         if mt == NcType::String {
             let extent = match &req.imap {
                 Some(m) => map_extent(&req.count, m)?,

@@ -276,6 +276,27 @@ impl Reader<'_, '_> {
         Ok(att_types(zattrs))
     }
 
+    /// An object's NCZarr information, wherever its generation keeps it: the
+    /// format-1 object beside it, `.zattrs` (4.9.3+), or inside `.zgroup` /
+    /// `.zarray` in lower case (4.9.1–4.9.2) or upper case (4.9.0).
+    fn nczarr_info(
+        &self,
+        key: &str,
+        v1_object: &str,
+        zattrs: Option<&Value>,
+        zobject: Option<&Value>,
+        name: &str,
+        upper: &str,
+    ) -> NcResult<Option<Value>> {
+        if self.v1 {
+            return self.meta.get(&join(key, v1_object));
+        }
+        let found = zattrs
+            .and_then(|a| a.get(name))
+            .or_else(|| zobject.and_then(|o| o.get(name).or_else(|| o.get(upper))));
+        Ok(found.cloned())
+    }
+
     fn bump(&mut self) -> NcResult<()> {
         self.count += 1;
         if self.count > MAX_OBJECTS {
@@ -332,20 +353,14 @@ impl Reader<'_, '_> {
         let types = self.types_for(&key, &zattrs)?;
         ds.groups[grp].atts = read_atts(&zattrs, &types, self.legacy);
 
-        let v1info = if self.v1 {
-            self.meta.get(&join(&key, ".nczgroup"))?
-        } else {
-            None
-        };
-        let ginfo = v1info.or(zattrs
-            .as_ref()
-            .and_then(|a| a.get("_nczarr_group"))
-            .or_else(|| {
-                zgroup
-                    .as_ref()
-                    .and_then(|g| g.get("_nczarr_group").or_else(|| g.get("_NCZARR_GROUP")))
-            })
-            .cloned());
+        let ginfo = self.nczarr_info(
+            &key,
+            ".nczgroup",
+            zattrs.as_ref(),
+            zgroup.as_ref(),
+            "_nczarr_group",
+            "_NCZARR_GROUP",
+        )?;
 
         let (arrays, subgroups) = if let (true, Some(info)) = (self.nczarr, &ginfo) {
             let dims = info.get("dimensions").or_else(|| info.get("dims"));
@@ -474,16 +489,14 @@ impl Reader<'_, '_> {
 
         let types = self.types_for(&vk, &zattrs)?;
         let mut atts = read_atts(&zattrs, &types, self.legacy);
-        let v1info = if self.v1 {
-            self.meta.get(&join(&vk, ".nczarray"))?
-        } else {
-            None
-        };
-        let ainfo = v1info.or(zattrs
-            .as_ref()
-            .and_then(|a| a.get("_nczarr_array"))
-            .or_else(|| zarray.get("_nczarr_array").or_else(|| zarray.get("_NCZARR_ARRAY")))
-            .cloned());
+        let ainfo = self.nczarr_info(
+            &vk,
+            ".nczarray",
+            zattrs.as_ref(),
+            Some(&zarray),
+            "_nczarr_array",
+            "_NCZARR_ARRAY",
+        )?;
         let xdims: Option<Vec<String>> = zattrs
             .as_ref()
             .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
