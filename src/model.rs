@@ -89,6 +89,9 @@ pub struct Var {
     pub big_endian: bool,
     /// The stored dtype has no byte order (`|u1`): reported as NC_ENDIAN_NATIVE.
     pub native_order: bool,
+    /// The dtype as read from storage, written back unchanged when the
+    /// metadata is rewritten (a bool `|b1` array stays bool).
+    pub stored_dtype: Option<String>,
     pub no_fill: bool,
     /// The fill value in native-endian bytes of `ty` (the string itself for NC_STRING).
     pub fill: Vec<u8>,
@@ -236,6 +239,7 @@ impl Var {
             chunks: Vec::new(),
             big_endian: cfg!(target_endian = "big"),
             native_order: false,
+            stored_dtype: None,
             no_fill: false,
             fill: ty.default_fill(),
             codecs: Vec::new(),

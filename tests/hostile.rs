@@ -183,3 +183,32 @@ fn not_zarr_at_all() {
     let st = unsafe { nc_open(url(&file, "nczarr").as_ptr(), 0, &mut ncid) };
     assert!(st == -51 || st == -141, "{st}");
 }
+
+#[test]
+fn rewriting_metadata_keeps_a_foreign_dtype() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b.zarr");
+    base(&dir);
+    zarray(
+        &dir,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "|b1", "fill_value": false, "order": "C", "compressor": null, "filters": null}"#,
+    );
+    fs::write(dir.join("v/0"), [1u8, 0, 1]).unwrap();
+    fs::remove_file(dir.join("v/1")).unwrap();
+    let u = url(&dir, "zarr");
+    let mut ncid = 0;
+    unsafe {
+        assert_eq!(nc_open(u.as_ptr(), 1, &mut ncid), 0);
+        let one = 1i32;
+        assert_eq!(
+            netcdf::ffi::att::nc_put_att_int(ncid, 0, c"flag".as_ptr(), 4, 1, &one),
+            0
+        );
+    }
+    assert_eq!(nc_close(ncid), 0);
+    let z: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("v/.zarray")).unwrap()).unwrap();
+    assert_eq!(z["dtype"], "|b1", "{z}");
+    let a: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("v/.zattrs")).unwrap()).unwrap();
+    assert_eq!(a["flag"], 1);
+    assert_eq!(probe(&dir), (0, Some(0)));
+}

@@ -549,6 +549,7 @@ impl Reader<'_, '_> {
         var.chunks = if scalar { Vec::new() } else { chunks };
         var.big_endian = dt.big_endian;
         var.native_order = dt.native && ty.size() == 1;
+        var.stored_dtype = zarray.get("dtype").and_then(Value::as_str).map(str::to_string);
         if let Some(l) = dt.strings {
             var.string_layout = l;
         }

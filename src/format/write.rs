@@ -65,6 +65,9 @@ fn fill_out(var: &Var) -> Out {
 }
 
 fn dtype_of(var: &Var, pure_zarr: bool) -> String {
+    if let Some(d) = &var.stored_dtype {
+        return d.clone();
+    }
     match (var.ty, var.string_layout) {
         (NcType::String, StringLayout::Utf32 { n, big }) => format!("{}U{n}", if big { '>' } else { '<' }),
         (NcType::String, StringLayout::VlenUtf8) => "|O".to_string(),
