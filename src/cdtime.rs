@@ -605,14 +605,9 @@ mod scan {
             Ok(&self.s[start..self.pos])
         }
 
-        /// `%ld`: decimal with optional sign, saturating like `strtol`.
-        /// (`%d` and `%hd` then truncate this value, as glibc does.)
-        pub fn long(&mut self) -> Result<i64, Stop> {
-            self.skip_space();
-            if self.peek().is_none() {
-                return Err(Stop::Input);
-            }
-            let negative = match self.peek() {
+        /// An optional `+` or `-`; true for `-`.
+        fn sign(&mut self) -> bool {
+            match self.peek() {
                 Some(b'-') => {
                     self.pos += 1;
                     true
@@ -622,7 +617,17 @@ mod scan {
                     false
                 }
                 _ => false,
-            };
+            }
+        }
+
+        /// `%ld`: decimal with optional sign, saturating like `strtol`.
+        /// (`%d` and `%hd` then truncate this value, as glibc does.)
+        pub fn long(&mut self) -> Result<i64, Stop> {
+            self.skip_space();
+            if self.peek().is_none() {
+                return Err(Stop::Input);
+            }
+            let negative = self.sign();
             let start = self.pos;
             let mut magnitude: u128 = 0;
             while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
@@ -647,17 +652,7 @@ mod scan {
             if self.peek().is_none() {
                 return Err(Stop::Input);
             }
-            let negative = match self.peek() {
-                Some(b'-') => {
-                    self.pos += 1;
-                    true
-                }
-                Some(b'+') => {
-                    self.pos += 1;
-                    false
-                }
-                _ => false,
-            };
+            let negative = self.sign();
             let magnitude = if self.peek_lower(0) == Some(b'n') {
                 // glibc's scanf takes no "nan(...)" payload.
                 self.named(b"nan")?;
