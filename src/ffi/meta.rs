@@ -13,6 +13,15 @@ use crate::handles;
 use crate::model::{AttValue, Dataset};
 use crate::types::NcType;
 
+/// Answer a call about one variable once it is known to exist (NC_EBADID,
+/// NC_ENOTVAR otherwise), as the filter and storage inquiries do.
+fn with_var(ncid: c_int, varid: c_int, answer: impl FnOnce() -> NcResult<()>) -> c_int {
+    status(|| {
+        handles::with(ncid, |ds, grp| ds.var(grp, varid).map(|_| ()))?;
+        answer()
+    })
+}
+
 /// Copy ids into a caller array when it is non-NULL.
 unsafe fn put_ids(p: *mut c_int, ids: &[c_int]) -> NcResult<()> {
     if !p.is_null() {
@@ -737,17 +746,14 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, level: c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            if deflate != 0 && !(0..=9).contains(&level) {
-                return Err(NcError::Inval);
-            }
-            if shuffle == 0 && deflate == 0 {
-                return Ok(());
-            }
-            Err(NcError::NoFilter)
-        })
+    with_var(ncid, varid, || {
+        if deflate != 0 && !(0..=9).contains(&level) {
+            return Err(NcError::Inval);
+        }
+        if shuffle == 0 && deflate == 0 {
+            return Ok(());
+        }
+        Err(NcError::NoFilter)
     })
 }
 
@@ -762,31 +768,25 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     deflatep: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            // SAFETY: NULL or writable.
-            unsafe {
-                put(shufflep, 0);
-                put(deflatep, 0);
-                put(levelp, 0);
-            }
-            Ok(())
-        })
+    with_var(ncid, varid, || {
+        // SAFETY: NULL or writable.
+        unsafe {
+            put(shufflep, 0);
+            put(deflatep, 0);
+            put(levelp, 0);
+        }
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            if fletcher32 == 0 {
-                Ok(())
-            } else {
-                Err(NcError::NoFilter)
-            }
-        })
+    with_var(ncid, varid, || {
+        if fletcher32 == 0 {
+            Ok(())
+        } else {
+            Err(NcError::NoFilter)
+        }
     })
 }
 
@@ -795,13 +795,10 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(fletcher32p, 0) };
-            Ok(())
-        })
+    with_var(ncid, varid, || {
+        // SAFETY: NULL or writable.
+        unsafe { put(fletcher32p, 0) };
+        Ok(())
     })
 }
 
@@ -815,13 +812,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     _ids: *mut u32,
 ) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(nfilters, 0) };
-            Ok(())
-        })
+    with_var(ncid, varid, || {
+        // SAFETY: NULL or writable.
+        unsafe { put(nfilters, 0) };
+        Ok(())
     })
 }
 
@@ -836,12 +830,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     _nparams: *mut usize,
     _params: *mut u32,
 ) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            Err(NcError::NoFilter)
-        })
-    })
+    with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
 /// # Safety
@@ -855,12 +844,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     _nparams: usize,
     _parms: *const u32,
 ) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            Err(NcError::NoFilter)
-        })
-    })
+    with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
 /// # Safety
@@ -874,16 +858,13 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     _params: *mut u32,
 ) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            // SAFETY: NULL or writable. No filter: id 0, as netcdf-c reports.
-            unsafe {
-                put(idp, 0);
-                put(nparams, 0);
-            }
-            Ok(())
-        })
+    with_var(ncid, varid, || {
+        // SAFETY: NULL or writable. No filter: id 0, as netcdf-c reports.
+        unsafe {
+            put(idp, 0);
+            put(nparams, 0);
+        }
+        Ok(())
     })
 }
 
@@ -897,12 +878,7 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, _id: u32) -> c_int {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb: c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            Err(NcError::NoFilter)
-        })
-    })
+    with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
 /// # Safety
@@ -910,30 +886,24 @@ pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb:
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, maskp: *mut c_int, ppbp: *mut c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            // SAFETY: NULL or writable.
-            unsafe {
-                put(maskp, 0);
-                put(ppbp, 0);
-            }
-            Ok(())
-        })
+    with_var(ncid, varid, || {
+        // SAFETY: NULL or writable.
+        unsafe {
+            put(maskp, 0);
+            put(ppbp, 0);
+        }
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, nsd: c_int) -> c_int {
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            ds.var(grp, varid)?;
-            if mode == 0 {
-                return Ok(());
-            }
-            let _ = nsd;
-            Err(NcError::NotBuilt)
-        })
+    with_var(ncid, varid, || {
+        if mode == 0 {
+            return Ok(());
+        }
+        let _ = nsd;
+        Err(NcError::NotBuilt)
     })
 }
 
