@@ -6,6 +6,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod cdtime;
+pub mod codec;
 pub mod convert;
 pub mod error;
 #[macro_use]

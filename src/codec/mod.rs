@@ -1,0 +1,60 @@
+//! Codecs: the filters that turn a chunk's bytes into what is stored, and back.
+//!
+//! netCDF's model (and ours): every filter is an HDF5-style filter, known by an
+//! HDF5 id and run with a vector of unsigned 32-bit parameters (`cd_values`).
+//! A Zarr dataset names its codecs by JSON (`{"id": "zstd", "level": 3}`); a
+//! *codec map* converts that JSON to the filter's *visible* parameters and back,
+//! and turns visible parameters into the *working* parameters the filter needs
+//! for one variable (type size, chunk size: `NCZ_modify_parameters`).
+//!
+//! Built-in codecs and the ones loaded from `HDF5_PLUGIN_PATH` (`plugin`) both
+//! implement the two traits below; the registry searches plugin entries first.
+#![forbid(unsafe_code)]
+
+pub mod plugin;
+
+use crate::error::NcResult;
+
+/// What a filter or codec map may need to know about the variable it serves.
+/// Plugin codec libraries ask libnetcdf itself through `ncid`/`varid`
+/// (`nc_inq_var`, ...): they must be called without any dataset lock held.
+#[derive(Debug, Clone)]
+pub struct VarContext {
+    pub ncid: i32,
+    pub varid: i32,
+    /// netCDF type id of the variable (`NC_FLOAT`, ...).
+    pub nc_type: i32,
+    /// Size in bytes of one stored value (1 for char, 8 for a vlen pointer).
+    pub type_size: usize,
+    /// Chunk shape in elements (empty for a scalar).
+    pub chunk_shape: Vec<u64>,
+    /// Whether stored values are little-endian.
+    pub little_endian: bool,
+}
+
+/// An HDF5-style filter (what `H5Z_class2_t` describes).
+pub trait Hdf5Filter: Send + Sync + std::fmt::Debug {
+    /// The HDF5 filter id (1 deflate, 2 shuffle, 32015 zstd, ...).
+    fn id(&self) -> u32;
+    /// A human-readable name (for logs).
+    fn name(&self) -> &str;
+    /// Encode (`decode == false`) or decode one chunk with the *working*
+    /// parameters. A failure (corrupt input, bad parameters) is `NC_EFILTER`.
+    fn apply(&self, decode: bool, cd_values: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>>;
+}
+
+/// The Zarr side of a filter (what `NCZ_codec_t` describes).
+pub trait CodecMap: Send + Sync + std::fmt::Debug {
+    /// The HDF5 filter id this codec pairs with.
+    fn hdf5_id(&self) -> u32;
+    /// The Zarr codec id (`"zstd"`, `"blosc"`, `"zlib"`, ...).
+    fn codec_id(&self) -> &str;
+    /// Codec JSON (one object, as text) to visible parameters.
+    fn codec_to_hdf5(&self, codec_json: &str) -> NcResult<Vec<u32>>;
+    /// Visible parameters to codec JSON (one object, as text).
+    fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String>;
+    /// Visible to working parameters for one variable. By default the same.
+    fn modify_parameters(&self, _ctx: &VarContext, visible: &[u32]) -> NcResult<Vec<u32>> {
+        Ok(visible.to_vec())
+    }
+}
