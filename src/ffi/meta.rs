@@ -7,6 +7,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use super::delegate::forward;
 use super::{cstr, put, put_name, slice, slice_mut, status};
 use crate::error::{NcError, NcResult};
 use crate::handles;
@@ -486,6 +487,7 @@ pub unsafe extern "C" fn nc_inq_var(
     dimidsp: *mut c_int,
     nattsp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_var(ncid, varid, name, xtypep, ndimsp, dimidsp, nattsp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             if varid == crate::types::NC_GLOBAL && !nattsp.is_null() {

@@ -11,6 +11,7 @@ pub mod att;
 pub mod cdtime;
 pub mod client;
 pub mod data;
+pub mod delegate;
 pub mod file;
 pub mod meta;
 pub mod usertype;
