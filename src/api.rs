@@ -45,10 +45,16 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
             };
             Ok(Arc::new(s))
         }
-        StoreKind::Zip | StoreKind::S3 => {
+        StoreKind::S3 => Ok(Arc::new(crate::storage::s3::open_url(
+            &loc.path,
+            &loc.fragment,
+            create,
+            writable,
+        )?)),
+        StoreKind::Zip => {
             crate::nclog!(
                 crate::log::Level::Error,
-                "{}: zip and S3 storage are not built yet",
+                "{}: zip storage is not built yet",
                 loc.original
             );
             Err(NcError::NotBuilt)

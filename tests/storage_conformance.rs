@@ -634,3 +634,224 @@ fn key_validation() {
     assert_eq!(k("a").join("b/c").unwrap().as_str(), "a/b/c");
     assert_eq!(Key::root().join("x").unwrap().as_str(), "x");
 }
+
+// ---------------------------------------------------------------------------
+// S3, against the server of scripts/s3-server.sh (skipped when its
+// NCZ_S3_* variables are not set; scripts/test-all.sh sets them).
+
+mod s3 {
+    use super::*;
+    use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+
+    pub struct Server {
+        pub endpoint: String,
+        pub bucket: String,
+        pub public: String,
+        key_id: String,
+        secret: String,
+    }
+
+    pub fn server() -> Option<Server> {
+        let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
+        let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
+            eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
+            return None;
+        };
+        Some(Server {
+            endpoint,
+            bucket: v("NCZ_S3_BUCKET")?,
+            public: v("NCZ_S3_PUBLIC_BUCKET")?,
+            key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
+            secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
+        })
+    }
+
+    impl Server {
+        /// A fresh dataset prefix for one test.
+        pub fn unique(&self, what: &str) -> String {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            format!(
+                "{what}-{}-{t}-{}",
+                std::process::id(),
+                SEQ.fetch_add(1, Ordering::Relaxed)
+            )
+        }
+
+        pub fn env(&self, signed: bool) -> Environment {
+            let mut env = Environment::default();
+            if signed {
+                env.vars.insert("AWS_ACCESS_KEY_ID".into(), self.key_id.clone());
+                env.vars.insert("AWS_SECRET_ACCESS_KEY".into(), self.secret.clone());
+            }
+            env
+        }
+
+        pub fn config(&self, bucket: &str, prefix: &str, signed: bool) -> config::S3Config {
+            let url = format!("{}/{}/{}", self.endpoint, bucket, prefix);
+            let frag: Vec<(String, String)> = if signed {
+                vec![]
+            } else {
+                vec![("aws.profile".into(), "none".into())]
+            };
+            config::resolve(&url, &frag, &self.env(signed)).expect("config")
+        }
+
+        pub fn store(&self, what: &str) -> S3Store {
+            let cfg = self.config(&self.bucket, &self.unique(what), true);
+            S3Store::create(&cfg, true, S3Options::default()).expect("create")
+        }
+    }
+
+    /// Deletes the test's objects when dropped.
+    pub struct Cleanup(pub S3Store);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = self.0.destroy();
+        }
+    }
+
+    macro_rules! s3_suite {
+        ($($name:ident),*) => {
+            $(
+                #[test]
+                fn $name() {
+                    let Some(srv) = server() else { return };
+                    let store = Cleanup(srv.store(stringify!($name)));
+                    conformance::$name(&store.0);
+                }
+            )*
+        };
+    }
+
+    // Every conformance test but object_prefix_conflict: S3 lets a key be
+    // both an object and a prefix (see s3_object_and_prefix below).
+    s3_suite!(
+        get_absent,
+        round_trip,
+        overwrite,
+        max_len,
+        ranges,
+        lists,
+        list_order,
+        deletes,
+        odd_keys,
+        empty_object,
+        concurrent_distinct,
+        concurrent_same_key,
+        concurrent_put_delete,
+        flush
+    );
+
+    #[test]
+    fn s3_object_and_prefix() {
+        let Some(srv) = server() else { return };
+        let s = Cleanup(srv.store("prefix"));
+        s.0.put(&k("a"), b"object").unwrap();
+        s.0.put(&k("a/b"), b"x").unwrap();
+        assert_eq!(s.0.get(&k("a"), 10).unwrap().as_deref(), Some(&b"object"[..]));
+        assert_eq!(s.0.list(&Key::root()).unwrap(), vec!["a"]);
+        assert_eq!(s.0.list(&k("a")).unwrap(), vec!["b"]);
+        assert_eq!(s.0.put(&Key::root(), b"x"), Err(NcError::Inval));
+    }
+
+    #[test]
+    fn s3_multipart_and_batches() {
+        let Some(srv) = server() else { return };
+        let cfg = srv.config(&srv.bucket, &srv.unique("multipart"), true);
+        let opts = S3Options {
+            multipart_threshold: 5 << 20,
+            part_size: 5 << 20,
+            ..S3Options::default()
+        };
+        let s = Cleanup(S3Store::create(&cfg, true, opts).unwrap());
+        let big: Vec<u8> = (0..(12u32 << 20)).map(|i| (i % 251) as u8).collect();
+        s.0.put(&k("big/0"), &big).unwrap();
+        assert_eq!(s.0.len(&k("big/0")), Ok(Some(big.len() as u64)));
+        assert_eq!(s.0.get(&k("big/0"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
+        let r = s.0.get_range(&k("big/0"), (5 << 20) - 3, 10).unwrap().unwrap();
+        assert_eq!(r, &big[(5 << 20) - 3..(5 << 20) + 7]);
+        // Batches: 50 objects written and read concurrently, one absent.
+        let objs: Vec<(Key, Vec<u8>)> = (0..50)
+            .map(|i| (k(&format!("v/{i}")), vec![i as u8; 1000 + i]))
+            .collect();
+        s.0.put_many(&objs).unwrap();
+        let mut keys: Vec<(Key, u64)> = objs.iter().map(|(k, _)| (k.clone(), 1 << 20)).collect();
+        keys.push((k("v/absent"), 10));
+        let got = s.0.get_many(&keys);
+        assert_eq!(got.len(), 51);
+        for ((_, want), g) in objs.iter().zip(&got) {
+            assert_eq!(g.as_ref().unwrap().as_ref(), Some(want));
+        }
+        assert_eq!(got[50], Ok(None));
+        assert_eq!(s.0.list(&k("v")).unwrap().len(), 50);
+        // Delete of a prefix takes every page of a listing (more than 1000 keys is
+        // too slow for the suite; the bulk delete is still exercised).
+        s.0.delete(&k("v")).unwrap();
+        assert_eq!(s.0.list(&Key::root()).unwrap(), vec!["big"]);
+    }
+
+    #[test]
+    fn s3_create_rules_and_read_only() {
+        let Some(srv) = server() else { return };
+        let prefix = srv.unique("create");
+        let cfg = srv.config(&srv.bucket, &prefix, true);
+        let s = Cleanup(S3Store::create(&cfg, true, S3Options::default()).unwrap());
+        s.0.put(&k(".zgroup"), b"{}").unwrap();
+        // NOCLOBBER on something that exists.
+        assert_eq!(
+            S3Store::create(&cfg, true, S3Options::default()).map(|_| ()),
+            Err(NcError::Exist)
+        );
+        // CLOBBER replaces a Zarr dataset...
+        let s2 = S3Store::create(&cfg, false, S3Options::default()).unwrap();
+        assert_eq!(s2.list(&Key::root()).unwrap(), Vec::<String>::new());
+        // ...but not other data.
+        s2.put(&k("notes.txt"), b"mine").unwrap();
+        assert_eq!(
+            S3Store::create(&cfg, false, S3Options::default()).map(|_| ()),
+            Err(NcError::Exist)
+        );
+        assert_eq!(s2.get(&k("notes.txt"), 10).unwrap().as_deref(), Some(&b"mine"[..]));
+        let ro = S3Store::open(&cfg, false, S3Options::default()).unwrap();
+        assert_eq!(ro.put(&k("x"), b"1"), Err(NcError::Perm));
+        assert_eq!(ro.delete(&k("x")), Err(NcError::Perm));
+        assert_eq!(ro.get(&k("notes.txt"), 10).unwrap().as_deref(), Some(&b"mine"[..]));
+    }
+
+    #[test]
+    fn s3_anonymous_and_wrong_credentials() {
+        let Some(srv) = server() else { return };
+        let prefix = srv.unique("anon");
+        // Written with the key into the public bucket...
+        let w = Cleanup(S3Store::create(&srv.config(&srv.public, &prefix, true), true, S3Options::default()).unwrap());
+        w.0.put(&k("g/.zgroup"), b"{\"zarr_format\": 2}").unwrap();
+        // ...read without any.
+        let anon = S3Store::open(&srv.config(&srv.public, &prefix, false), false, S3Options::default()).unwrap();
+        assert_eq!(
+            anon.get(&k("g/.zgroup"), 100).unwrap().as_deref(),
+            Some(&b"{\"zarr_format\": 2}"[..])
+        );
+        assert_eq!(anon.list(&Key::root()).unwrap(), vec!["g"]);
+        assert_eq!(anon.get(&k("absent"), 100), Ok(None));
+        // Anonymous writes are refused by the server: NC_ES3.
+        let anon_w = S3Store::open(&srv.config(&srv.public, &prefix, false), true, S3Options::default()).unwrap();
+        assert_eq!(anon_w.put(&k("x"), b"1"), Err(NcError::S3));
+        // The private bucket is not readable anonymously, and a wrong secret is
+        // refused; neither error shows a secret.
+        let priv_anon = S3Store::open(&srv.config(&srv.bucket, &prefix, false), false, S3Options::default()).unwrap();
+        assert_eq!(priv_anon.list(&Key::root()), Err(NcError::S3));
+        let mut env = srv.env(true);
+        env.vars.insert("AWS_SECRET_ACCESS_KEY".into(), "wrong-secret".into());
+        let url = format!("{}/{}/{}", srv.endpoint, srv.bucket, prefix);
+        let cfg = config::resolve(&url, &[], &env).unwrap();
+        let bad = S3Store::open(&cfg, true, S3Options::default()).unwrap();
+        assert_eq!(bad.put(&k("x"), b"1"), Err(NcError::S3));
+        assert!(!format!("{bad:?}{cfg:?}").contains("wrong-secret"));
+    }
+}

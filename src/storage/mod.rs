@@ -7,6 +7,7 @@
 
 pub mod file;
 pub mod memory;
+pub mod s3;
 
 use crate::error::{NcError, NcResult};
 

@@ -1,0 +1,642 @@
+//! S3 (and S3-compatible) store over the `object_store` crate, netcdf-c's
+//! `zmap_s3sdk`.
+//!
+//! A dataset is every object below a key prefix of a bucket: the key
+//! `g/v/0.0` of the dataset `s3://bkt/data/x.zarr` is the object
+//! `data/x.zarr/g/v/0.0`. Which bucket, endpoint, region and credentials is
+//! decided by [`config`] (URL forms and lookup order are documented there).
+//!
+//! The C caller is synchronous; requests run on a private tokio runtime
+//! (multi-threaded, two workers, created on first use) that only this
+//! module's methods enter, with `block_on` on the calling thread. Every
+//! request of one store holds a permit of a semaphore, so a batch never has
+//! more than `NCZARR_S3_CONCURRENCY` requests in flight.
+//!
+//! Behaviour:
+//! - a GET is never preceded by a HEAD: a missing object (404) is absent;
+//!   the announced size is checked against the caller's limit before the
+//!   body is read, and a body longer or shorter than announced is an error;
+//! - `get_range` is one ranged GET (a HEAD only for zero-length ranges and on
+//!   errors, to tell "past the end" from a server failure);
+//! - `get_many` issues its GETs concurrently (bounded as above);
+//! - `put` is one PUT, or a multipart upload (parts of
+//!   `NCZARR_S3_PART_SIZE`, four in flight) for objects of at least
+//!   `NCZARR_S3_MULTIPART_THRESHOLD` bytes; a failed multipart upload is
+//!   aborted, so the object keeps its old content (S3 PUTs are atomic);
+//! - `list` is one delimited LIST (all pages) of the prefix: one level;
+//! - `delete` of a prefix lists it recursively and deletes in bulk;
+//! - requests that fail with 5xx, throttling (429/503 SlowDown), connection
+//!   resets or timeouts are retried with exponential backoff (100 ms
+//!   doubling to 5 s, at most `NCZARR_S3_RETRIES` times and within
+//!   `NCZARR_S3_RETRY_TIMEOUT` seconds); each request has a deadline of
+//!   `NCZARR_S3_TIMEOUT` seconds. When retries run out the error is
+//!   `NC_ES3` and the log (`NCLOGGING=1`) shows the server's message.
+//!   Credentials never appear in a log line or an error.
+//!
+//! Deliberate difference from the file and memory stores: S3 lets a key be
+//! both an object and a prefix, and checking on every put would cost two
+//! more round trips per chunk, so `put` does not refuse that (netcdf-c's S3
+//! driver does not either).
+#![forbid(unsafe_code)]
+
+pub mod config;
+
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path;
+use object_store::{
+    BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+    WriteMultipart,
+};
+use tokio::sync::Semaphore;
+
+use super::{Capabilities, Key, Store};
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+pub use config::{Environment, S3Config};
+
+/// Objects whose presence at the dataset root marks a Zarr dataset.
+const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
+
+/// The library's private runtime (or why it could not be built).
+static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+
+fn runtime() -> NcResult<&'static tokio::runtime::Runtime> {
+    let rt = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("nczarr-s3")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    rt.as_ref().map_err(|e| {
+        crate::nclog!(Level::Error, "s3: cannot start the I/O runtime: {e}");
+        NcError::S3
+    })
+}
+
+/// Run `fut` to completion on the private runtime. A caller that is itself
+/// inside a tokio runtime (a Rust program using the rlib) is served from a
+/// scoped helper thread, since `block_on` may not nest.
+fn block_on<F>(fut: F) -> NcResult<F::Output>
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    let rt = runtime()?;
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|s| s.spawn(|| rt.block_on(fut)).join()).map_err(|_| NcError::Internal)
+    } else {
+        Ok(rt.block_on(fut))
+    }
+}
+
+/// Tuning, from `NCZARR_S3_*` environment variables by default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct S3Options {
+    /// Deadline of one request (`NCZARR_S3_TIMEOUT`, seconds, default 30).
+    pub timeout: Duration,
+    /// Deadline of one connection attempt (5 s, capped by `timeout`).
+    pub connect_timeout: Duration,
+    /// Retries of one request (`NCZARR_S3_RETRIES`, default 5).
+    pub retries: usize,
+    /// No retry starts later than this after the first attempt
+    /// (`NCZARR_S3_RETRY_TIMEOUT`, seconds, default 60).
+    pub retry_timeout: Duration,
+    /// Requests in flight per store (`NCZARR_S3_CONCURRENCY`, default 32).
+    pub concurrency: usize,
+    /// Objects of at least this many bytes use a multipart upload
+    /// (`NCZARR_S3_MULTIPART_THRESHOLD`, default 64 MiB, at least 5 MiB).
+    pub multipart_threshold: usize,
+    /// Part size of multipart uploads (`NCZARR_S3_PART_SIZE`, default 16 MiB,
+    /// at least 5 MiB, S3's minimum).
+    pub part_size: usize,
+}
+
+impl Default for S3Options {
+    fn default() -> Self {
+        S3Options {
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(5),
+            retries: 5,
+            retry_timeout: Duration::from_secs(60),
+            concurrency: 32,
+            multipart_threshold: 64 << 20,
+            part_size: 16 << 20,
+        }
+    }
+}
+
+const MIN_PART: usize = 5 << 20;
+
+impl S3Options {
+    pub fn from_env() -> S3Options {
+        let d = S3Options::default();
+        let secs = |name: &str, dflt: Duration| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e6)
+                .map_or(dflt, Duration::from_secs_f64)
+        };
+        let num = |name: &str, dflt: usize| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(dflt)
+        };
+        let timeout = secs("NCZARR_S3_TIMEOUT", d.timeout);
+        S3Options {
+            timeout,
+            connect_timeout: d.connect_timeout.min(timeout),
+            retries: num("NCZARR_S3_RETRIES", d.retries).min(100),
+            retry_timeout: secs("NCZARR_S3_RETRY_TIMEOUT", d.retry_timeout),
+            concurrency: num("NCZARR_S3_CONCURRENCY", d.concurrency).clamp(1, 1024),
+            multipart_threshold: num("NCZARR_S3_MULTIPART_THRESHOLD", d.multipart_threshold).max(MIN_PART),
+            part_size: num("NCZARR_S3_PART_SIZE", d.part_size).max(MIN_PART),
+        }
+    }
+}
+
+/// A dataset below a key prefix of an S3 bucket.
+pub struct S3Store {
+    client: Arc<AmazonS3>,
+    /// Dataset prefix inside the bucket ("" for the bucket root).
+    prefix: String,
+    /// For log lines: bucket, prefix and endpoint, never credentials.
+    name: String,
+    writable: bool,
+    opts: S3Options,
+    limit: Arc<Semaphore>,
+}
+
+impl std::fmt::Debug for S3Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3Store")
+            .field("name", &self.name)
+            .field("writable", &self.writable)
+            .finish()
+    }
+}
+
+/// Which operation failed, for the log.
+#[derive(Clone, Copy)]
+enum Op {
+    Get,
+    Head,
+    Put,
+    Delete,
+    List,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Get => "GET",
+            Op::Head => "HEAD",
+            Op::Put => "PUT",
+            Op::Delete => "DELETE",
+            Op::List => "LIST",
+        }
+    }
+}
+
+impl S3Store {
+    /// A store for an existing dataset. No request is made: a missing
+    /// dataset shows when its metadata is read.
+    pub fn open(cfg: &S3Config, writable: bool, opts: S3Options) -> NcResult<S3Store> {
+        S3Store::new(cfg, writable, opts)
+    }
+
+    /// Create a dataset. Existing objects below the prefix: with `noclobber`
+    /// `NC_EEXIST`; otherwise they are deleted if they look like a Zarr
+    /// dataset (a Zarr metadata object at the root), else `NC_EEXIST` (the
+    /// prefix holds other data, which is left alone).
+    pub fn create(cfg: &S3Config, noclobber: bool, opts: S3Options) -> NcResult<S3Store> {
+        let store = S3Store::new(cfg, true, opts)?;
+        let top = store.list(&Key::root())?;
+        if !top.is_empty() {
+            if noclobber {
+                crate::nclog!(Level::Error, "s3 store: {} exists (NC_NOCLOBBER)", store.name);
+                return Err(NcError::Exist);
+            }
+            if !top.iter().any(|n| ZARR_MARKERS.contains(&n.as_str())) {
+                crate::nclog!(
+                    Level::Error,
+                    "s3 store: {} holds objects that are not a Zarr dataset; not replacing them",
+                    store.name
+                );
+                return Err(NcError::Exist);
+            }
+            store.delete(&Key::root())?;
+        }
+        Ok(store)
+    }
+
+    fn new(cfg: &S3Config, writable: bool, opts: S3Options) -> NcResult<S3Store> {
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(5),
+                base: 2.0,
+            },
+            max_retries: opts.retries,
+            retry_timeout: opts.retry_timeout,
+        };
+        let client_opts = ClientOptions::new()
+            .with_timeout(opts.timeout)
+            .with_connect_timeout(opts.connect_timeout)
+            .with_allow_http(cfg.endpoint.as_deref().is_some_and(|e| e.starts_with("http://")));
+        let mut b = AmazonS3Builder::new()
+            .with_bucket_name(&cfg.bucket)
+            .with_region(&cfg.region)
+            .with_virtual_hosted_style_request(cfg.virtual_hosted)
+            .with_retry(retry)
+            .with_client_options(client_opts);
+        if let Some(e) = &cfg.endpoint {
+            b = b.with_endpoint(e);
+        }
+        match &cfg.credentials {
+            Some(c) => {
+                b = b.with_access_key_id(&c.key_id).with_secret_access_key(&c.secret);
+                if let Some(t) = &c.token {
+                    b = b.with_token(t);
+                }
+            }
+            // Unsigned: never fall back to instance metadata or other providers.
+            None => b = b.with_skip_signature(true),
+        }
+        let name = cfg.describe();
+        let client = b.build().map_err(|e| {
+            crate::nclog!(Level::Error, "s3 store: {name}: {e}");
+            NcError::S3
+        })?;
+        let limit = Arc::new(Semaphore::new(opts.concurrency));
+        Ok(S3Store {
+            client: Arc::new(client),
+            prefix: cfg.prefix.trim_matches('/').to_string(),
+            name,
+            writable,
+            opts,
+            limit,
+        })
+    }
+
+    /// The object path of `key` (the dataset prefix + key).
+    fn path(&self, key: &Key) -> NcResult<Path> {
+        let full = match (self.prefix.is_empty(), key.is_root()) {
+            (true, _) => key.as_str().to_string(),
+            (false, true) => self.prefix.clone(),
+            (false, false) => format!("{}/{}", self.prefix, key.as_str()),
+        };
+        Path::parse(&full).map_err(|e| {
+            crate::nclog!(
+                Level::Error,
+                "s3 store: key {:?} is not a valid object name: {e}",
+                key.as_str()
+            );
+            NcError::Inval
+        })
+    }
+
+    /// The prefix to list below `key`, None for the whole bucket.
+    fn dir(&self, key: &Key) -> NcResult<Option<Path>> {
+        if key.is_root() && self.prefix.is_empty() {
+            Ok(None)
+        } else {
+            self.path(key).map(Some)
+        }
+    }
+
+    fn fail(&self, op: Op, key: &str, e: &object_store::Error) -> NcError {
+        crate::nclog!(Level::Error, "s3 store: {} {}/{}: {}", op.name(), self.name, key, e);
+        NcError::S3
+    }
+
+    fn check_writable(&self) -> NcResult<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            crate::nclog!(Level::Error, "s3 store: {} is read-only", self.name);
+            Err(NcError::Perm)
+        }
+    }
+
+    async fn permit(&self) -> NcResult<tokio::sync::SemaphorePermit<'_>> {
+        self.limit.acquire().await.map_err(|_| NcError::Internal)
+    }
+
+    /// One GET into `buf`; false when absent.
+    async fn get_async(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+        buf.clear();
+        if key.is_root() {
+            return Ok(false);
+        }
+        let path = self.path(key)?;
+        let _permit = self.permit().await?;
+        let r = match self.client.get_opts(&path, GetOptions::default()).await {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => return Ok(false),
+            Err(e) => return Err(self.fail(Op::Get, key.as_str(), &e)),
+        };
+        let size = r.meta.size;
+        if size > max_len {
+            crate::nclog!(
+                Level::Error,
+                "s3 store: {}/{} has {} bytes, more than the limit of {}",
+                self.name,
+                key.as_str(),
+                size,
+                max_len
+            );
+            return Err(NcError::NcZarr);
+        }
+        self.read_body(key, r.into_stream(), size, buf).await?;
+        Ok(true)
+    }
+
+    /// Read a response body of exactly `size` bytes into `buf`.
+    async fn read_body(
+        &self,
+        key: &Key,
+        mut body: futures::stream::BoxStream<'static, object_store::Result<Bytes>>,
+        size: u64,
+        buf: &mut Vec<u8>,
+    ) -> NcResult<()> {
+        let want = usize::try_from(size).map_err(|_| NcError::NoMem)?;
+        if buf.try_reserve_exact(want).is_err() {
+            crate::nclog!(Level::Error, "s3 store: cannot allocate {want} bytes");
+            return Err(NcError::NoMem);
+        }
+        while let Some(part) = body.next().await {
+            let part = part.map_err(|e| self.fail(Op::Get, key.as_str(), &e))?;
+            if part.len() > want - buf.len() {
+                crate::nclog!(
+                    Level::Error,
+                    "s3 store: {}/{}: the server sent more than the {want} bytes it announced",
+                    self.name,
+                    key.as_str()
+                );
+                return Err(NcError::S3);
+            }
+            buf.extend_from_slice(&part);
+        }
+        if buf.len() != want {
+            crate::nclog!(
+                Level::Error,
+                "s3 store: {}/{}: body ended after {} of {want} bytes",
+                self.name,
+                key.as_str(),
+                buf.len()
+            );
+            return Err(NcError::S3);
+        }
+        Ok(())
+    }
+
+    async fn head_async(&self, key: &Key) -> NcResult<Option<u64>> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let path = self.path(key)?;
+        let _permit = self.permit().await?;
+        match self.client.head(&path).await {
+            Ok(m) => Ok(Some(m.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.fail(Op::Head, key.as_str(), &e)),
+        }
+    }
+
+    fn past_end(&self, key: &Key, offset: u64, len: u64, size: u64) -> NcError {
+        crate::nclog!(
+            Level::Error,
+            "s3 store: range {}+{} is past the end of {}/{} ({} bytes)",
+            offset,
+            len,
+            self.name,
+            key.as_str(),
+            size
+        );
+        NcError::NcZarr
+    }
+
+    async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+        let end = offset.checked_add(len);
+        let (Some(end), true) = (end, len > 0) else {
+            // Nothing to fetch (or an impossible range): only existence and size matter.
+            return match self.head_async(key).await? {
+                None => Ok(None),
+                Some(size) if end.is_some_and(|e| e <= size) => Ok(Some(Vec::new())),
+                Some(size) => Err(self.past_end(key, offset, len, size)),
+            };
+        };
+        if key.is_root() {
+            return Ok(None);
+        }
+        let path = self.path(key)?;
+        let opts = GetOptions {
+            range: Some(GetRange::Bounded(offset..end)),
+            ..GetOptions::default()
+        };
+        let result = {
+            let _permit = self.permit().await?;
+            self.client.get_opts(&path, opts).await
+        };
+        let r = match result {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => {
+                // 416 for a range starting past the end, or a real failure.
+                return match self.head_async(key).await {
+                    Ok(None) => Ok(None),
+                    Ok(Some(size)) if end > size => Err(self.past_end(key, offset, len, size)),
+                    _ => Err(self.fail(Op::Get, key.as_str(), &e)),
+                };
+            }
+        };
+        if r.range != (offset..end) {
+            return Err(self.past_end(key, offset, len, r.meta.size));
+        }
+        let mut buf = Vec::new();
+        self.read_body(key, r.into_stream(), len, &mut buf).await?;
+        Ok(Some(buf))
+    }
+
+    async fn put_async(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+        let path = self.path(key)?;
+        if data.len() < self.opts.multipart_threshold {
+            let payload = PutPayload::from(Bytes::copy_from_slice(data));
+            let _permit = self.permit().await?;
+            return match self.client.put(&path, payload).await {
+                Ok(_) => Ok(()),
+                Err(e) => Err(self.fail(Op::Put, key.as_str(), &e)),
+            };
+        }
+        let _permit = self.permit().await?;
+        let upload = self
+            .client
+            .put_multipart(&path)
+            .await
+            .map_err(|e| self.fail(Op::Put, key.as_str(), &e))?;
+        let mut w = WriteMultipart::new_with_chunk_size(upload, self.opts.part_size);
+        for part in data.chunks(self.opts.part_size) {
+            if let Err(e) = w.wait_for_capacity(4).await {
+                let err = self.fail(Op::Put, key.as_str(), &e);
+                let _ = w.abort().await;
+                return Err(err);
+            }
+            w.write(part);
+        }
+        match w.finish().await {
+            Ok(_) => Ok(()),
+            // finish aborts the upload itself when a part failed.
+            Err(e) => Err(self.fail(Op::Put, key.as_str(), &e)),
+        }
+    }
+
+    async fn delete_async(&self, key: &Key) -> NcResult<()> {
+        let mut doomed: Vec<Path> = Vec::new();
+        if !key.is_root() {
+            doomed.push(self.path(key)?);
+        }
+        let dir = self.dir(key)?;
+        {
+            let _permit = self.permit().await?;
+            let mut listing = self.client.list(dir.as_ref());
+            while let Some(m) = listing.next().await {
+                match m {
+                    Ok(m) => doomed.push(m.location),
+                    Err(e) => return Err(self.fail(Op::List, key.as_str(), &e)),
+                }
+            }
+        }
+        let _permit = self.permit().await?;
+        let stream = futures::stream::iter(doomed.into_iter().map(Ok)).boxed();
+        let mut results = self.client.delete_stream(stream);
+        while let Some(r) = results.next().await {
+            match r {
+                Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.fail(Op::Delete, key.as_str(), &e)),
+            }
+        }
+        Ok(())
+    }
+
+    async fn list_async(&self, prefix: &Key) -> NcResult<Vec<String>> {
+        let dir = self.dir(prefix)?;
+        let _permit = self.permit().await?;
+        let r = self
+            .client
+            .list_with_delimiter(dir.as_ref())
+            .await
+            .map_err(|e| self.fail(Op::List, prefix.as_str(), &e))?;
+        let mut names: Vec<String> = r
+            .common_prefixes
+            .iter()
+            .chain(r.objects.iter().map(|o| &o.location))
+            .filter_map(|p| p.filename().map(str::to_string))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// Fetch several whole objects concurrently (bounded by the store's
+    /// concurrency): for each key, its content or None when absent.
+    pub fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+        let fut = futures::stream::iter(keys.iter().map(|(k, max)| async move {
+            let mut buf = Vec::new();
+            Ok(self.get_async(k, *max, &mut buf).await?.then_some(buf))
+        }))
+        .buffered(self.opts.concurrency)
+        .collect::<Vec<_>>();
+        match block_on(fut) {
+            Ok(v) => v,
+            Err(e) => keys.iter().map(|_| Err(e)).collect(),
+        }
+    }
+
+    /// Store several objects concurrently; the first error, after every
+    /// request has finished.
+    pub fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> NcResult<()> {
+        self.check_writable()?;
+        let fut = futures::stream::iter(objs.iter().map(|(k, b)| self.put_async(k, b)))
+            .buffer_unordered(self.opts.concurrency)
+            .collect::<Vec<_>>();
+        block_on(fut)?.into_iter().collect()
+    }
+}
+
+impl Store for S3Store {
+    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+        let mut buf = Vec::new();
+        Ok(self.get_into(key, max_len, &mut buf)?.then_some(buf))
+    }
+
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+        block_on(self.get_async(key, max_len, buf))?
+    }
+
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+        block_on(self.get_range_async(key, offset, len))?
+    }
+
+    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+        block_on(self.head_async(key))?
+    }
+
+    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
+            return Err(NcError::Inval);
+        }
+        block_on(self.put_async(key, data))?
+    }
+
+    fn delete(&self, key: &Key) -> NcResult<()> {
+        self.check_writable()?;
+        block_on(self.delete_async(key))?
+    }
+
+    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+        block_on(self.list_async(prefix))?
+    }
+
+    /// A PUT that returned is durable: nothing to do.
+    fn flush(&self) -> NcResult<()> {
+        Ok(())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            write_once: false,
+            ranged_reads: true,
+        }
+    }
+}
+
+/// Open or create the S3 dataset at `url` (without fragment) with the given
+/// fragment pairs: `create` is `Some(noclobber)` for `nc_create`.
+pub fn open_url(url: &str, fragment: &[(String, String)], create: Option<bool>, writable: bool) -> NcResult<S3Store> {
+    let env = Environment::from_process();
+    let cfg = config::resolve(url, fragment, &env)?;
+    crate::nclog!(Level::Note, "s3 store: {:?}", cfg);
+    let opts = S3Options::from_env();
+    match create {
+        Some(noclobber) => S3Store::create(&cfg, noclobber, opts),
+        None => S3Store::open(&cfg, writable, opts),
+    }
+}
+
+// The engine calls a store from several threads at once.
+const _: fn() = || {
+    fn is_sync<T: Send + Sync>() {}
+    is_sync::<S3Store>();
+};
