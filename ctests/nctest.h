@@ -13,6 +13,9 @@
  *
  * Location of datasets: argv[1], else env NCZ_TEST_DIR, else the current
  * directory. Dataset URLs are file://<dir>/<prog>_<name>.zarr#mode=<mode>,file.
+ * With env NCZ_TEST_S3_URL set (e.g. http://127.0.0.1:17480/bucket/run1), they
+ * are <that URL>/<prog>_<name>.zarr#mode=<mode>,s3 instead: the same tests
+ * then run over S3 (the `s3` CTest label).
  *
  * Output: one line per failed check ("FAIL file:line: ..."), one line per test
  * function ("PASS file:line name" / "FAIL file:line name") and a summary line.
@@ -183,6 +186,14 @@ static inline int nct_skip_in_reference_at(const char *why, const char *file, in
 
 /* ---- datasets ---------------------------------------------------------- */
 
+/* Base URL of S3 datasets (env NCZ_TEST_S3_URL), or NULL for directories. */
+static inline const char *nct_s3(void)
+{
+    const char *v = getenv("NCZ_TEST_S3_URL");
+    return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+
 static inline int nct_rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
@@ -206,7 +217,8 @@ static inline const char *nct_path(const char *name)
 {
     static char buf[NCT_MAXPATH];
     int i;
-    int n = snprintf(buf, sizeof buf, "%s/%s_%s.zarr", nct_dir, nct_prog, name);
+    const char *s3 = nct_s3();
+    int n = snprintf(buf, sizeof buf, "%s/%s_%s.zarr", s3 ? s3 : nct_dir, nct_prog, name);
     if (n < 0 || (size_t)n >= sizeof buf) {
         fprintf(stderr, "nctest: dataset path too long\n");
         exit(2);
@@ -218,7 +230,8 @@ static inline const char *nct_path(const char *name)
         fprintf(stderr, "nctest: too many datasets\n");
         exit(2);
     }
-    nct_rmtree(buf);
+    if (s3 == NULL)
+        nct_rmtree(buf);
     memcpy(nct_paths[nct_npaths], buf, sizeof buf);
     return nct_paths[nct_npaths++];
 }
@@ -230,8 +243,20 @@ static inline const char *nct_url_mode(const char *name, const char *mode)
     static char ring[16][NCT_MAXPATH + 64];
     static int next;
     char *buf = ring[next];
+    char m[256];
+    const char *file;
+    int n;
     next = (next + 1) % 16;
-    int n = snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), mode);
+    snprintf(m, sizeof m, "%s", mode);
+    if (nct_s3() != NULL) {
+        /* The storage mode "file" becomes "s3". */
+        file = strstr(m, "file");
+        if (file != NULL && strlen(file) == 4 && (file == m || file[-1] == ','))
+            snprintf(m + (file - m), sizeof m - (size_t)(file - m), "s3");
+        n = snprintf(buf, sizeof ring[0], "%s#mode=%s", nct_path(name), m);
+    } else {
+        n = snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), m);
+    }
     if (n < 0 || (size_t)n >= sizeof ring[0]) {
         fprintf(stderr, "nctest: URL too long\n");
         exit(2);
@@ -248,6 +273,16 @@ static inline const char *nct_zarr_url(const char *name) { return nct_url_mode(n
 static inline int nct_exists(const char *path)
 {
     struct stat st;
+    if (nct_s3() != NULL && strncmp(path, nct_s3(), strlen(nct_s3())) == 0) {
+        /* An S3 dataset exists when it opens. */
+        char url[NCT_MAXPATH + 64];
+        int ncid;
+        snprintf(url, sizeof url, "%s#mode=nczarr,s3", path);
+        if (nc_open(url, NC_NOWRITE, &ncid) != NC_NOERR)
+            return 0;
+        nc_close(ncid);
+        return 1;
+    }
     return stat(path, &st) == 0;
 }
 
@@ -295,7 +330,7 @@ static inline void nct_init(int argc, char **argv)
     nct_reference = nct_env_true("NCZ_REFERENCE");
     nct_verbose = nct_env_true("NCZ_TEST_VERBOSE");
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("# %s: library %s, dir %s%s\n", nct_prog, nc_inq_libvers(), nct_dir,
+    printf("# %s: library %s, dir %s%s\n", nct_prog, nc_inq_libvers(), nct_s3() ? nct_s3() : nct_dir,
            nct_reference ? ", reference mode (KNOWN-WRONG checks excused)" : "");
 }
 
@@ -313,7 +348,7 @@ static inline void nct_run(const char *name, void (*fn)(void), const char *file,
 static inline int nct_finish(void)
 {
     int i;
-    if (!nct_env_true("NCZ_TEST_KEEP"))
+    if (!nct_env_true("NCZ_TEST_KEEP") && nct_s3() == NULL)
         for (i = 0; i < nct_npaths; i++)
             nct_rmtree(nct_paths[i]);
     printf("# %s: %d checks, %d failed, %d known-wrong in netcdf-c, %d skipped in reference\n",

@@ -208,10 +208,20 @@ impl Op {
 }
 
 impl S3Store {
-    /// A store for an existing dataset. No request is made: a missing
-    /// dataset shows when its metadata is read.
+    /// A store for an existing dataset: one LIST of its prefix. Nothing
+    /// there is `NC_ENOOBJECT` (as for a missing directory). When listing
+    /// is not allowed (a bucket that grants GetObject only), the dataset is
+    /// taken to exist and its metadata reads tell.
     pub fn open(cfg: &S3Config, writable: bool, opts: S3Options) -> NcResult<S3Store> {
-        S3Store::new(cfg, writable, opts)
+        let store = S3Store::new(cfg, writable, opts)?;
+        match store.list(&Key::root()) {
+            Ok(top) if top.is_empty() => {
+                crate::nclog!(Level::Error, "s3 store: {} not found", store.name);
+                Err(NcError::NoObject)
+            }
+            Ok(_) | Err(NcError::S3) => Ok(store),
+            Err(e) => Err(e),
+        }
     }
 
     /// Create a dataset. Existing objects below the prefix: with `noclobber`
