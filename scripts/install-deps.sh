@@ -54,6 +54,9 @@ else
     say "apt: installed ${missing[*]}"
 fi
 
+# Ceph's radosgw, the S3 server of the tests (scripts/s3-server.sh).
+bash "$(dirname "$0")/s3-server.sh" install
+
 # --- Python venv ---------------------------------------------------------------
 # Prints nothing and succeeds when every pinned package is installed at its version.
 venv_complete() {

@@ -8,6 +8,9 @@
 #      against Debian's netcdf-c 4.9.0
 #   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
 #   6. tests/interop/run.sh                 (if present)
+#   7. tests/s3/run.sh                      (fixtures and Debian's tools through S3)
+# A radosgw S3 server (scripts/s3-server.sh) runs on loopback for the whole
+# run, so cargo test, CTest (label s3) and step 7 include S3; NCZ_S3=0 skips it.
 # A failing build stops the run; the test steps all run, and the script exits
 # non-zero when any of them failed.
 #
@@ -30,6 +33,20 @@ run_test() { # name command...
         failed+=("$name")
     fi
 }
+
+# A real S3 server (radosgw on loopback) for the S3 tests of every step; it
+# is stopped when this script exits. Without Ceph installed the S3 tests skip.
+if [ "${NCZ_S3:-1}" != 0 ] && command -v radosgw >/dev/null; then
+    step "S3 test server"
+    trap 'bash scripts/s3-server.sh stop' EXIT
+    if bash scripts/s3-server.sh start >/dev/null; then
+        # shellcheck disable=SC1091
+        source target/s3-server/env
+    else
+        echo "test-all: S3 test server: FAILED to start"
+        failed+=("S3 test server")
+    fi
+fi
 
 step "cargo build --release --locked"
 cargo build --release --locked
@@ -60,6 +77,9 @@ if [ -f scripts/check-headers.sh ]; then
 fi
 if [ -f tests/interop/run.sh ]; then
     run_test interop bash tests/interop/run.sh
+fi
+if [ -n "${NCZ_S3_ENDPOINT:-}" ]; then
+    run_test "S3: Debian tools and netCDF4-python datasets through S3" bash tests/s3/run.sh build/lib
 fi
 
 echo
