@@ -325,7 +325,14 @@ impl S3Store {
     }
 
     fn fail(&self, op: Op, key: &str, e: &object_store::Error) -> NcError {
-        crate::nclog!(Level::Error, "s3 store: {} {}/{}: {}", op.name(), self.name, key, e);
+        crate::nclog!(
+            Level::Error,
+            "s3 store: {} {:?} in {}: {}",
+            op.name(),
+            key,
+            self.name,
+            e
+        );
         NcError::S3
     }
 
