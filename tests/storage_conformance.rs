@@ -780,7 +780,7 @@ mod s3 {
         let objs: Vec<(Key, Vec<u8>)> = (0..50)
             .map(|i| (k(&format!("v/{i}")), vec![i as u8; 1000 + i]))
             .collect();
-        s.0.put_many(&objs).unwrap();
+        assert!(s.0.put_many(&objs).into_iter().all(|r| r.is_ok()));
         let mut keys: Vec<(Key, u64)> = objs.iter().map(|(k, _)| (k.clone(), 1 << 20)).collect();
         keys.push((k("v/absent"), 10));
         let got = s.0.get_many(&keys);

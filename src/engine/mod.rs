@@ -208,6 +208,18 @@ impl ChunkSpec {
         }
     }
 
+    /// Decode a chunk fetched by `Store::get_many` (fill when absent).
+    fn load_fetched(&self, idx: &[u64], raw: Option<Vec<u8>>) -> NcResult<ChunkData> {
+        if self.has_codecs {
+            crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
+            return Err(NcError::NoFilter);
+        }
+        match raw {
+            Some(raw) => self.decode(raw, &self.key(idx)?),
+            None => self.fill_chunk(),
+        }
+    }
+
     /// Fetch and decode one chunk (fill when absent).
     fn load(&self, store: &dyn Store, idx: &[u64]) -> NcResult<ChunkData> {
         let key = self.key(idx)?;
@@ -682,7 +694,11 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
         buffers::give(raw);
         r
     };
-    let r = if dirty.len() > 1 {
+    let r = if dirty.len() > 1 && store.concurrent_requests() {
+        let encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)> =
+            POOL.install(|| dirty.par_iter().map(|(idx, d)| (idx.clone(), spec.encode(d))).collect());
+        put_encoded(spec, store, encoded).into_iter().try_for_each(|(_, r)| r)
+    } else if dirty.len() > 1 {
         POOL.install(|| dirty.par_iter().try_for_each(put))
     } else {
         dirty.iter().try_for_each(put)
@@ -741,6 +757,8 @@ pub fn get_vars(
     let mut out = out;
     for batch in work.chunks(per_batch) {
         let cache = &var.cache;
+        let prefetched = prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?;
+        let load = |idx: &Vec<u64>| load_with(&spec, store.as_ref(), &prefetched, idx);
         let runs: Vec<&[Run]> = batch.iter().map(|(_, r)| r.as_slice()).collect();
         // Decode (when not cached) and convert one chunk into its runs.
         let results: Vec<NcResult<(Option<ChunkData>, bool)>> = match &mut out {
@@ -748,11 +766,7 @@ pub fn get_vars(
                 let mt = *ty;
                 let slices = split_runs(data, mt.size(), &runs)?;
                 let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [u8]>)| {
-                    let fresh = if cache.contains(idx) {
-                        None
-                    } else {
-                        Some(spec.load(store.as_ref(), idx)?)
-                    };
+                    let fresh = if cache.contains(idx) { None } else { Some(load(idx)?) };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
                     let range = convert_runs(data, ft, mt, rs, &mut sl)?;
                     Ok((fresh, range))
@@ -762,11 +776,7 @@ pub fn get_vars(
             MemOut::Str(dst) => {
                 let slices = split_runs(dst, 1, &runs)?;
                 let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [Option<Vec<u8>>]>)| {
-                    let fresh = if cache.contains(idx) {
-                        None
-                    } else {
-                        Some(spec.load(store.as_ref(), idx)?)
-                    };
+                    let fresh = if cache.contains(idx) { None } else { Some(load(idx)?) };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
                     copy_string_runs(data, rs, &mut sl)?;
                     Ok((fresh, false))
@@ -793,6 +803,55 @@ pub fn get_vars(
 
 /// A chunk's index and the runs of a read inside it.
 type ChunkWork = (Vec<u64>, Vec<Run>);
+
+/// Raw chunks fetched ahead, each taken once by the job that decodes it.
+type Prefetched = std::collections::HashMap<Vec<u64>, std::sync::Mutex<Option<NcResult<Option<Vec<u8>>>>>>;
+
+/// Decode a prefetched chunk, or fetch and decode it now.
+fn load_with(spec: &ChunkSpec, store: &dyn Store, pre: &Prefetched, idx: &Vec<u64>) -> NcResult<ChunkData> {
+    match pre.get(idx) {
+        Some(slot) => {
+            let raw = slot
+                .lock()
+                .map_err(|_| NcError::Internal)?
+                .take()
+                .ok_or(NcError::Internal)?;
+            spec.load_fetched(idx, raw?)
+        }
+        None => spec.load(store, idx),
+    }
+}
+
+/// For a store that overlaps requests (S3), fetch the uncached chunks of a
+/// batch with one concurrent `get_many`; other stores read on the pool.
+fn prefetch<'a>(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    idxs: impl Iterator<Item = &'a Vec<u64>>,
+    cache: &cache::ChunkCache,
+) -> NcResult<Prefetched> {
+    let mut map = Prefetched::new();
+    if !store.concurrent_requests() || spec.has_codecs {
+        return Ok(map);
+    }
+    let raw_len = if spec.layout == StringLayout::VlenUtf8 && spec.ty == NcType::String {
+        crate::model::MAX_VLEN_CHUNK_BYTES
+    } else {
+        spec.nelems.checked_mul(spec.elem_size()).ok_or(NcError::NcZarr)?
+    };
+    let todo: Vec<&Vec<u64>> = idxs.filter(|idx| !cache.contains(idx)).collect();
+    if todo.len() < 2 {
+        return Ok(map);
+    }
+    let keys: Vec<(Key, u64)> = todo
+        .iter()
+        .map(|idx| Ok((spec.key(idx)?, raw_len as u64)))
+        .collect::<NcResult<_>>()?;
+    for (idx, r) in todo.into_iter().zip(store.get_many(&keys)) {
+        map.insert(idx.clone(), std::sync::Mutex::new(Some(r)));
+    }
+    Ok(map)
+}
 
 /// Run per-chunk jobs on the pool (inline for a single chunk).
 fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) -> Vec<R> {
@@ -991,8 +1050,13 @@ pub fn put_vars(
             .filter(|(idx, segs)| !var.cache.contains(idx) && !covers_chunk(&sel, segs, &shape))
             .map(|(idx, _)| idx)
             .collect();
-        let loaded: Vec<NcResult<ChunkData>> =
-            POOL.install(|| need_load.par_iter().map(|k| spec.load(store.as_ref(), k)).collect());
+        let prefetched = prefetch(&spec, store.as_ref(), need_load.iter().copied(), &var.cache)?;
+        let loaded: Vec<NcResult<ChunkData>> = POOL.install(|| {
+            need_load
+                .par_iter()
+                .map(|k| load_with(&spec, store.as_ref(), &prefetched, k))
+                .collect()
+        });
         let mut loaded_by_key = std::collections::HashMap::new();
         for (k, r) in need_load.into_iter().zip(loaded) {
             loaded_by_key.insert(k.clone(), r?);
@@ -1050,10 +1114,39 @@ pub fn put_vars(
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
 
+/// Store encoded chunks with one `put_many`; a chunk that failed to encode
+/// keeps its error. Buffers go back to the pool.
+fn put_encoded(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)>,
+) -> Vec<(Vec<u64>, NcResult<()>)> {
+    let mut results: Vec<(Vec<u64>, NcResult<()>)> = Vec::with_capacity(encoded.len());
+    let mut objs: Vec<(Key, Vec<u8>)> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
+    for (idx, r) in encoded {
+        match r.and_then(|raw| Ok((spec.key(&idx)?, raw))) {
+            Ok(obj) => {
+                slots.push(results.len());
+                objs.push(obj);
+                results.push((idx, Ok(())));
+            }
+            Err(e) => results.push((idx, Err(e))),
+        }
+    }
+    for (slot, r) in slots.into_iter().zip(store.put_many(&objs)) {
+        results[slot].1 = r;
+    }
+    objs.into_iter().for_each(|(_, raw)| buffers::give(raw));
+    results
+}
+
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
     let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
-    if objs.len() > 1 {
+    if objs.len() > 1 && store.concurrent_requests() {
+        store.put_many(&objs).into_iter().collect()
+    } else if objs.len() > 1 {
         POOL.install(|| objs.par_iter().try_for_each(put))
     } else {
         objs.iter().try_for_each(put)
@@ -1070,19 +1163,26 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             }
             let spec = ChunkSpec::of(ds, g, &ds.groups[g].vars[vi]);
             let dirty = ds.groups[g].vars[vi].cache.take_dirty();
-            let results: Vec<(Vec<u64>, NcResult<()>)> = POOL.install(|| {
-                dirty
-                    .par_iter()
-                    .map(|(idx, data)| {
-                        let r = spec.encode(data).and_then(|raw| {
-                            let r = store.put(&spec.key(idx)?, &raw);
-                            buffers::give(raw);
-                            r
-                        });
-                        (idx.clone(), r)
-                    })
-                    .collect()
-            });
+            let results: Vec<(Vec<u64>, NcResult<()>)> = if store.concurrent_requests() {
+                // Encode on the pool, then one concurrent batch of PUTs.
+                let encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)> =
+                    POOL.install(|| dirty.par_iter().map(|(idx, d)| (idx.clone(), spec.encode(d))).collect());
+                put_encoded(&spec, store.as_ref(), encoded)
+            } else {
+                POOL.install(|| {
+                    dirty
+                        .par_iter()
+                        .map(|(idx, data)| {
+                            let r = spec.encode(data).and_then(|raw| {
+                                let r = store.put(&spec.key(idx)?, &raw);
+                                buffers::give(raw);
+                                r
+                            });
+                            (idx.clone(), r)
+                        })
+                        .collect()
+                })
+            };
             dirty.into_iter().for_each(|(_, d)| recycle(d));
             let var = &mut ds.groups[g].vars[vi];
             let mut first_err = None;

@@ -107,6 +107,25 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// objects and "directories" that lead to objects.
     fn list(&self, prefix: &Key) -> NcResult<Vec<String>>;
 
+    /// Whether `get_many`/`put_many` are faster than `get`/`put` called from
+    /// a few threads (a backend with network round trips that it overlaps: S3).
+    fn concurrent_requests(&self) -> bool {
+        false
+    }
+
+    /// Several whole objects (each with its size limit), in order; by
+    /// default one after the other. Backends whose `concurrent_requests` is true
+    /// issue the requests concurrently.
+    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+        keys.iter().map(|(k, max)| self.get(k, *max)).collect()
+    }
+
+    /// Write several objects, as `put` each; one result per object, in order.
+    /// Backends whose `concurrent_requests` is true issue them concurrently.
+    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+        objs.iter().map(|(k, b)| self.put(k, b)).collect()
+    }
+
     /// Make everything written so far durable (survives a kill -9 and a crash).
     fn flush(&self) -> NcResult<()>;
 

@@ -18,7 +18,8 @@
 //!   body is read, and a body longer or shorter than announced is an error;
 //! - `get_range` is one ranged GET (a HEAD only for zero-length ranges and on
 //!   errors, to tell "past the end" from a server failure);
-//! - `get_many` issues its GETs concurrently (bounded as above);
+//! - `get_many` and `put_many` issue their requests concurrently (bounded as
+//!   above); the engine uses them for the chunks of a read or a flush;
 //! - `put` is one PUT, or a multipart upload (parts of
 //!   `NCZARR_S3_PART_SIZE`, four in flight) for objects of at least
 //!   `NCZARR_S3_MULTIPART_THRESHOLD` bytes; a failed multipart upload is
@@ -566,7 +567,7 @@ impl S3Store {
 
     /// Fetch several whole objects concurrently (bounded by the store's
     /// concurrency): for each key, its content or None when absent.
-    pub fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+    fn get_many_async(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
         let fut = futures::stream::iter(keys.iter().map(|(k, max)| async move {
             let mut buf = Vec::new();
             Ok(self.get_async(k, *max, &mut buf).await?.then_some(buf))
@@ -579,14 +580,23 @@ impl S3Store {
         }
     }
 
-    /// Store several objects concurrently; the first error, after every
-    /// request has finished.
-    pub fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> NcResult<()> {
-        self.check_writable()?;
-        let fut = futures::stream::iter(objs.iter().map(|(k, b)| self.put_async(k, b)))
-            .buffer_unordered(self.opts.concurrency)
-            .collect::<Vec<_>>();
-        block_on(fut)?.into_iter().collect()
+    /// Store several objects concurrently: one result per object.
+    fn put_many_async(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+        if let Err(e) = self.check_writable() {
+            return objs.iter().map(|_| Err(e)).collect();
+        }
+        let fut = futures::stream::iter(objs.iter().map(|(k, b)| async move {
+            if k.is_root() {
+                return Err(NcError::Inval);
+            }
+            self.put_async(k, b).await
+        }))
+        .buffered(self.opts.concurrency)
+        .collect::<Vec<_>>();
+        match block_on(fut) {
+            Ok(v) => v,
+            Err(e) => objs.iter().map(|_| Err(e)).collect(),
+        }
     }
 }
 
@@ -602,6 +612,18 @@ impl Store for S3Store {
 
     fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
         block_on(self.get_range_async(key, offset, len))?
+    }
+
+    fn concurrent_requests(&self) -> bool {
+        true
+    }
+
+    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+        self.get_many_async(keys)
+    }
+
+    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+        self.put_many_async(objs)
     }
 
     fn len(&self, key: &Key) -> NcResult<Option<u64>> {
