@@ -402,8 +402,11 @@ pub unsafe extern "C" fn nc_copy_att(
             // Both in the system library: its own copy, with its ids.
             let like: unsafe extern "C" fn(c_int, c_int, *const c_char, c_int, c_int) -> c_int = nc_copy_att;
             return match delegate::symbol(b"nc_copy_att\0") {
-                // SAFETY: same prototype; arguments passed on under the caller's contract.
-                Some(p) => unsafe { delegate::cast_like(like, p)(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) },
+                Some(p) => {
+                    let _g = delegate::serial();
+                    // SAFETY: same prototype; arguments passed on under the caller's contract.
+                    unsafe { delegate::cast_like(like, p)(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) }
+                }
                 None => NcError::NotBuilt.code(),
             };
         }

@@ -155,6 +155,15 @@ fn sym_in(sys: &System, name: &[u8]) -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
+/// netcdf-c is not thread-safe: every call into the system library holds this
+/// lock, so a program's threads may use delegated datasets as freely as ours.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Hold while calling into the system library.
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A dataset held by the system library: its id there.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Delegated {
@@ -200,8 +209,10 @@ pub(crate) unsafe fn open_or_create(
     // SAFETY: both functions have the signature (const char*, int, int*) -> int.
     let f: OpenFn = unsafe { std::mem::transmute::<*mut c_void, OpenFn>(p) };
     let mut ext: c_int = -1;
+    let guard = serial();
     // SAFETY: arguments passed on under the caller's contract; ext is ours.
     let rc = unsafe { f(path, mode, &mut ext) };
+    drop(guard);
     if rc != 0 {
         return Some(rc);
     }
@@ -273,6 +284,7 @@ macro_rules! forward {
                         let __theirs = unsafe { $crate::ffi::delegate::cast_like(__ours, __p) };
                         #[allow(unused_variables)]
                         let $ncid = __d.ext_ncid;
+                        let __serial = $crate::ffi::delegate::serial();
                         // SAFETY: the caller's arguments are passed on unchanged,
                         // under the contract they were given to us with.
                         unsafe { __theirs($($arg),*) }

@@ -507,6 +507,7 @@ fn apply_settings_to_system() {
         let like: SetFormat = nc_set_default_format;
         // SAFETY: nc_set_default_format has this prototype in every netcdf-c.
         if let Some(f) = unsafe { delegate::global(like, b"nc_set_default_format\0") } {
+            let _g = delegate::serial();
             // SAFETY: NULL old-format pointer is allowed.
             unsafe { f(DEFAULT_FORMAT.load(Relaxed), std::ptr::null_mut()) };
         }
@@ -516,6 +517,7 @@ fn apply_settings_to_system() {
         let (size, nelems, pre) = crate::model::cache_defaults();
         // SAFETY: nc_set_chunk_cache has this prototype in every netcdf-c.
         if let Some(f) = unsafe { delegate::global(like, b"nc_set_chunk_cache\0") } {
+            let _g = delegate::serial();
             // SAFETY: plain values.
             unsafe { f(size, nelems, pre) };
         }

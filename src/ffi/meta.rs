@@ -472,8 +472,11 @@ pub unsafe extern "C" fn nc_inq_type_equal(
     if let (Some(a), Some(b)) = (super::delegate::lookup(ncid1), super::delegate::lookup(ncid2)) {
         let like: unsafe extern "C" fn(c_int, c_int, c_int, c_int, *mut c_int) -> c_int = nc_inq_type_equal;
         return match super::delegate::symbol(b"nc_inq_type_equal\0") {
-            // SAFETY: same prototype; arguments passed on under the caller's contract.
-            Some(p) => unsafe { super::delegate::cast_like(like, p)(a.ext_ncid, t1, b.ext_ncid, t2, equal) },
+            Some(p) => {
+                let _g = super::delegate::serial();
+                // SAFETY: same prototype; arguments passed on under the caller's contract.
+                unsafe { super::delegate::cast_like(like, p)(a.ext_ncid, t1, b.ext_ncid, t2, equal) }
+            }
             None => NcError::NotBuilt.code(),
         };
     }
