@@ -250,6 +250,41 @@ mod conformance {
         assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
     }
 
+    /// Parts of an object read in place: contiguous and scattered, in any
+    /// order, many (more than one vectored read takes); a wrong-sized object is
+    /// an error and an absent one reads nothing.
+    pub fn read_parts(s: &dyn Store) {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        s.put(&k("rp/0.0"), &data).unwrap();
+        // 2500 parts of 3 bytes every 4 (gaps) and 1000 contiguous parts of 2.
+        let mut bufs: Vec<Vec<u8>> = (0..2500).map(|_| vec![0u8; 3]).collect();
+        let mut parts: Vec<(u64, &mut [u8])> = bufs
+            .iter_mut()
+            .enumerate()
+            .rev()
+            .map(|(i, b)| (i as u64 * 4, b.as_mut_slice()))
+            .collect();
+        assert!(s.read_parts(&k("rp/0.0"), 10_000, &mut parts).unwrap());
+        for (i, b) in bufs.iter().enumerate() {
+            assert_eq!(b.as_slice(), &data[i * 4..i * 4 + 3], "part {i}");
+        }
+        let mut whole = vec![0u8; 2000];
+        let mut parts: Vec<(u64, &mut [u8])> = whole
+            .chunks_mut(2)
+            .enumerate()
+            .map(|(i, c)| (5000 + 2 * i as u64, c))
+            .collect();
+        assert!(s.read_parts(&k("rp/0.0"), 10_000, &mut parts).unwrap());
+        assert_eq!(whole.as_slice(), &data[5000..7000]);
+        let mut one = [0u8; 4];
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(0, &mut one[..])];
+        assert!(s.read_parts(&k("rp/0.0"), 9_999, &mut parts).is_err());
+        assert!(!s.read_parts(&k("rp/absent"), 10_000, &mut parts).unwrap());
+        assert_eq!(one, [0; 4]);
+        let mut none: Vec<(u64, &mut [u8])> = Vec::new();
+        assert!(s.read_parts(&k("rp/0.0"), 10_000, &mut none).unwrap());
+    }
+
     pub fn flush(s: &dyn Store) {
         s.flush().unwrap();
         s.put(&k("f/1"), b"1").unwrap();
@@ -273,7 +308,7 @@ macro_rules! conformance_suite {
             conformance_suite!(@tests $make;
                 get_absent, round_trip, overwrite, max_len, ranges, lists, list_order,
                 deletes, odd_keys, empty_object, object_prefix_conflict,
-                concurrent_distinct, concurrent_same_key, concurrent_put_delete, flush);
+                concurrent_distinct, concurrent_same_key, concurrent_put_delete, read_parts, flush);
         }
     };
     (@tests $make:expr; $($name:ident),*) => {
@@ -745,6 +780,7 @@ mod s3 {
         concurrent_distinct,
         concurrent_same_key,
         concurrent_put_delete,
+        read_parts,
         flush
     );
 

@@ -164,6 +164,16 @@ impl ChunkSpec {
         Key::new(&format!("{}/{}", self.prefix, name))
     }
 
+    /// Whether chunks can be read straight into caller memory of type `mt`:
+    /// no codec, no conversion, no byte swap, no transposition, fixed size.
+    fn reads_in_place(&self, mt: NcType) -> bool {
+        !self.has_codecs
+            && self.ty != NcType::String
+            && mt == self.ty
+            && self.big_endian == cfg!(target_endian = "big")
+            && !(self.order_f && self.chunk.len() > 1)
+    }
+
     fn elem_size(&self) -> usize {
         match (self.ty, self.layout) {
             (NcType::String, StringLayout::Fixed(n)) => n,
@@ -764,9 +774,30 @@ pub fn get_vars(
         let results: Vec<NcResult<(Option<ChunkData>, bool)>> = match &mut out {
             MemOut::Num { ty, data } => {
                 let mt = *ty;
+                let direct = spec.reads_in_place(mt);
                 let slices = split_runs(data, mt.size(), &runs)?;
                 let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [u8]>)| {
-                    let fresh = if cache.contains(idx) { None } else { Some(load(idx)?) };
+                    let fresh = if cache.contains(idx) {
+                        None
+                    } else if prefetched.contains_key(idx) {
+                        Some(load(idx)?)
+                    } else if direct && rs.iter().all(|r| r.step == 1) {
+                        // Uncompressed, stored as the caller wants it: read
+                        // only the bytes asked for, straight into place.
+                        let es = ft.size() as u64;
+                        let mut parts: Vec<(u64, &mut [u8])> = rs
+                            .iter()
+                            .zip(sl.iter_mut())
+                            .map(|(r, d)| (r.chunk as u64 * es, &mut **d))
+                            .collect();
+                        let key = spec.key(idx)?;
+                        if store.read_parts(&key, chunk_bytes as u64, &mut parts)? {
+                            return Ok((None, false));
+                        }
+                        Some(spec.load(store.as_ref(), idx)?)
+                    } else {
+                        Some(spec.load(store.as_ref(), idx)?)
+                    };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
                     let range = convert_runs(data, ft, mt, rs, &mut sl)?;
                     Ok((fresh, range))

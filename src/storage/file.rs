@@ -142,6 +142,55 @@ fn is_tmp_name(name: &str) -> bool {
 /// absent or a directory (a prefix, not an object). Any other kind of file is
 /// an error, detected before opening; the open itself is non-blocking, so even
 /// a FIFO swapped in between the two steps cannot hang us.
+/// The most buffers one `preadv` takes (Linux's IOV_MAX).
+const IOV_MAX: usize = 1024;
+
+/// Fill consecutive parts (contiguous in the file from `offset`) with one or
+/// more `preadv` calls, resuming after short reads.
+fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, path: &Path) -> NcResult<()> {
+    let mut first = 0usize; // first part not yet complete
+    let mut done_in_first = 0usize; // bytes of it already read
+    let mut pos = offset;
+    loop {
+        while first < parts.len() && parts[first].1.len() == done_in_first {
+            first += 1;
+            done_in_first = 0;
+        }
+        if first == parts.len() {
+            break;
+        }
+        let mut iov: Vec<std::io::IoSliceMut<'_>> = Vec::with_capacity(parts.len() - first);
+        for (k, (_, dst)) in parts[first..].iter_mut().enumerate() {
+            let skip = if k == 0 { done_in_first } else { 0 };
+            iov.push(std::io::IoSliceMut::new(&mut dst[skip..]));
+        }
+        let n = match rustix::io::preadv(file, &mut iov, pos) {
+            Ok(0) => {
+                crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
+                return Err(NcError::NcZarr);
+            }
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(io_error(Op::Read, "preadv", path, &std::io::Error::from(e))),
+        };
+        drop(iov);
+        pos += n as u64;
+        let mut left = n;
+        while left > 0 && first < parts.len() {
+            let room = parts[first].1.len() - done_in_first;
+            if left >= room {
+                left -= room;
+                first += 1;
+                done_in_first = 0;
+            } else {
+                done_in_first += left;
+                left = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
     let meta = match fs::metadata(path) {
         Ok(m) => m,
@@ -550,6 +599,30 @@ impl Store for FileStore {
             }
             Err(e) => Err(io_error(Op::Read, "read", &path, &e)),
         }
+    }
+
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        let path = self.path_of(key)?;
+        let Some((file, size)) = open_regular(&path)? else {
+            return Ok(false);
+        };
+        super::check_parts(key, size, expect_len, parts)?;
+        parts.sort_unstable_by_key(|p| p.0);
+        // Parts that follow each other in the file are read by one preadv
+        // (at most IOV_MAX buffers each); a gap starts a new call.
+        let mut i = 0;
+        while i < parts.len() {
+            let start = parts[i].0;
+            let mut end = start;
+            let mut j = i;
+            while j < parts.len() && parts[j].0 == end && j - i < IOV_MAX {
+                end += parts[j].1.len() as u64;
+                j += 1;
+            }
+            read_vectored_exact(&file, &mut parts[i..j], start, &path)?;
+            i = j;
+        }
+        Ok(true)
     }
 
     fn len(&self, key: &Key) -> NcResult<Option<u64>> {

@@ -93,6 +93,20 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// past the end of the object is `NC_ENCZARR` (a truncated object).
     fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>>;
 
+    /// Read parts of an object straight into caller memory: each part is
+    /// (offset in the object, destination), parts do not overlap. The object
+    /// must be exactly `expect_len` bytes long (an uncompressed chunk), else
+    /// `NC_ENCZARR`. Returns false when the object is absent (nothing written).
+    /// By default: one whole `get`, then copies; backends that can read ranges
+    /// in place (files: `preadv`) do better.
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        let Some(obj) = self.get(key, expect_len)? else {
+            return Ok(false);
+        };
+        copy_parts(key, &obj, expect_len, parts)?;
+        Ok(true)
+    }
+
     /// Size of an object, or None when absent.
     fn len(&self, key: &Key) -> NcResult<Option<u64>>;
 
@@ -136,6 +150,36 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn destroy(&self) -> NcResult<()> {
         self.delete(&Key::root())
     }
+}
+
+/// Check that `obj` is `expect_len` bytes and that every part lies inside it.
+pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8])]) -> NcResult<()> {
+    if len != expect_len {
+        crate::nclog!(
+            crate::log::Level::Error,
+            "chunk {} has {} bytes, expected {}",
+            key.as_str(),
+            len,
+            expect_len
+        );
+        return Err(NcError::NcZarr);
+    }
+    for (off, dst) in parts.iter() {
+        if off.checked_add(dst.len() as u64).is_none_or(|end| end > len) {
+            return Err(NcError::Internal);
+        }
+    }
+    Ok(())
+}
+
+/// `read_parts` over an object already in memory.
+pub fn copy_parts(key: &Key, obj: &[u8], expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<()> {
+    check_parts(key, obj.len() as u64, expect_len, parts)?;
+    for (off, dst) in parts.iter_mut() {
+        let o = *off as usize;
+        dst.copy_from_slice(&obj[o..o + dst.len()]);
+    }
+    Ok(())
 }
 
 /// Move every object below `from` to the same relative key below `to`

@@ -17,7 +17,9 @@
 //!   the announced size is checked against the caller's limit before the
 //!   body is read, and a body longer or shorter than announced is an error;
 //! - `get_range` is one ranged GET (a HEAD only for zero-length ranges and on
-//!   errors, to tell "past the end" from a server failure);
+//!   errors, to tell "past the end" from a server failure); `read_parts` (part
+//!   of an uncompressed chunk read in place) is one ranged GET over the parts
+//!   when they span less than half of the chunk;
 //! - `get_many` and `put_many` issue their requests concurrently (bounded as
 //!   above); the engine uses them for the chunks of a read or a flush;
 //! - `put` is one PUT, or a multipart upload (parts of
@@ -445,12 +447,17 @@ impl S3Store {
     }
 
     async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+        Ok(self.get_range_sized(key, offset, len).await?.map(|(b, _)| b))
+    }
+
+    /// A ranged GET: the bytes and the size of the whole object.
+    async fn get_range_sized(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<(Vec<u8>, u64)>> {
         let end = offset.checked_add(len);
         let (Some(end), true) = (end, len > 0) else {
             // Nothing to fetch (or an impossible range): only existence and size matter.
             return match self.head_async(key).await? {
                 None => Ok(None),
-                Some(size) if end.is_some_and(|e| e <= size) => Ok(Some(Vec::new())),
+                Some(size) if end.is_some_and(|e| e <= size) => Ok(Some((Vec::new(), size))),
                 Some(size) => Err(self.past_end(key, offset, len, size)),
             };
         };
@@ -481,9 +488,10 @@ impl S3Store {
         if r.range != (offset..end) {
             return Err(self.past_end(key, offset, len, r.meta.size));
         }
+        let total = r.meta.size;
         let mut buf = Vec::new();
         self.read_body(key, r.into_stream(), len, &mut buf).await?;
-        Ok(Some(buf))
+        Ok(Some((buf, total)))
     }
 
     async fn put_async(&self, key: &Key, data: &[u8]) -> NcResult<()> {
@@ -612,6 +620,34 @@ impl Store for S3Store {
 
     fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
         block_on(self.get_range_async(key, offset, len))?
+    }
+
+    /// One ranged GET covering the parts when they need less than half of
+    /// the chunk; else the whole object.
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        let lo = parts.iter().map(|(o, _)| *o).min().unwrap_or(0);
+        let hi = parts
+            .iter()
+            .map(|(o, d)| o.saturating_add(d.len() as u64))
+            .max()
+            .unwrap_or(0);
+        if parts.is_empty() || hi > expect_len || hi - lo >= expect_len / 2 {
+            let Some(obj) = self.get(key, expect_len)? else {
+                return Ok(false);
+            };
+            super::copy_parts(key, &obj, expect_len, parts)?;
+            return Ok(true);
+        }
+        let Some((bytes, total)) = block_on(self.get_range_sized(key, lo, hi - lo))?? else {
+            return Ok(false);
+        };
+        super::check_parts(key, total, expect_len, parts)?;
+        for (off, dst) in parts.iter_mut() {
+            let o = usize::try_from(*off - lo).map_err(|_| NcError::Internal)?;
+            let src = bytes.get(o..o + dst.len()).ok_or(NcError::Internal)?;
+            dst.copy_from_slice(src);
+        }
+        Ok(true)
     }
 
     fn concurrent_requests(&self) -> bool {
