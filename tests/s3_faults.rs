@@ -220,7 +220,7 @@ fn unique(what: &str) -> String {
 /// Short deadlines so that persistent faults end quickly.
 fn quick() -> S3Options {
     S3Options {
-        timeout: Duration::from_millis(1000),
+        timeout: Duration::from_millis(2000),
         connect_timeout: Duration::from_millis(1000),
         retries: 2,
         retry_timeout: Duration::from_secs(3),
@@ -297,7 +297,7 @@ fn persistent_errors_end_in_nc_es3() {
             bytes: 100,
             n: usize::MAX,
         },
-        Fault::Delay(Duration::from_secs(2)),
+        Fault::Delay(Duration::from_secs(4)),
         Fault::Hang,
     ] {
         proxy.set(fault);
@@ -338,9 +338,13 @@ fn persistent_errors_end_in_nc_es3() {
 fn failed_multipart_upload_leaves_the_old_object() {
     let Some(srv) = server() else { return };
     let proxy = Proxy::start(&srv.endpoint);
+    // Parts of 5 MiB take time on a busy machine: generous deadlines.
     let opts = S3Options {
         multipart_threshold: 5 << 20,
         part_size: 5 << 20,
+        timeout: Duration::from_secs(20),
+        retries: 4,
+        retry_timeout: Duration::from_secs(30),
         ..quick()
     };
     let s = store_at(&srv, &proxy.endpoint(), &unique("multipart"), opts);
@@ -427,7 +431,7 @@ fn set_env(srv: &Server) {
         unsafe {
             std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
             std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
-            std::env::set_var("NCZARR_S3_TIMEOUT", "1");
+            std::env::set_var("NCZARR_S3_TIMEOUT", "2");
             std::env::set_var("NCZARR_S3_RETRIES", "2");
             std::env::set_var("NCZARR_S3_RETRY_TIMEOUT", "3");
             std::env::set_var("NCRCENV_IGNORE", "1");
