@@ -1,0 +1,184 @@
+//! Datasets written through S3 are the datasets written to a directory:
+//! the same program writes one of each (NCZarr, pure Zarr, consolidated) and
+//! every object must be byte-identical, then read back equal through S3.
+//! (What a directory holds is checked against netcdf-c, netCDF4-python and
+//! zarr-python by the interop tests.)
+//!
+//! Skipped when the NCZ_S3_* variables of scripts/s3-server.sh are not set.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+
+use common::check;
+use netcdf::ffi::att::*;
+use netcdf::ffi::data::*;
+use netcdf::ffi::file::*;
+use netcdf::ffi::meta::*;
+use netcdf::storage::file::FileStore;
+use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
+use netcdf::storage::{Key, Store};
+
+struct Server {
+    endpoint: String,
+    bucket: String,
+    key_id: String,
+    secret: String,
+}
+
+fn server() -> Option<Server> {
+    let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
+    let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
+        eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
+        return None;
+    };
+    let srv = Server {
+        endpoint,
+        bucket: v("NCZ_S3_BUCKET")?,
+        key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
+        secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
+    };
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: set once, before any test of this binary reads them, to the
+        // same values for every test.
+        unsafe {
+            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
+            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
+            std::env::set_var("NCRCENV_IGNORE", "1");
+        }
+    });
+    Some(srv)
+}
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// The same dataset, whatever the URL: groups, an unlimited dimension,
+/// partial chunks, attributes, fill values, data written in two sessions.
+fn write(url: &str) {
+    let u = c(url);
+    let (mut ncid, mut grp, mut x, mut t, mut v, mut d, mut w) = (0, 0, 0, 0, 0, 0, 0);
+    // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
+    unsafe {
+        check(nc_create(u.as_ptr(), 0, &mut ncid));
+        check(nc_put_att_text(ncid, -1, c("title").as_ptr(), 5, c("hello").as_ptr()));
+        check(nc_def_dim(ncid, c("x").as_ptr(), 10, &mut x));
+        check(nc_def_dim(ncid, c("t").as_ptr(), 0, &mut t));
+        let dims = [t, x];
+        check(nc_def_var(ncid, c("v").as_ptr(), 4, 2, dims.as_ptr(), &mut v));
+        let chunks = [2usize, 4];
+        check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+        check(nc_put_att_text(ncid, v, c("units").as_ptr(), 1, c("K").as_ptr()));
+        check(nc_def_var(ncid, c("d").as_ptr(), 6, 1, &x, &mut d));
+        check(nc_def_grp(ncid, c("sub").as_ptr(), &mut grp));
+        check(nc_def_var(grp, c("w").as_ptr(), 1, 1, &x, &mut w));
+        check(nc_enddef(ncid));
+        let rows: Vec<i32> = (0..30).collect();
+        let (start, count) = ([0usize, 0], [3usize, 10]);
+        check(nc_put_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), rows.as_ptr()));
+        let dd: Vec<f64> = (0..10).map(|i| i as f64 / 3.0).collect();
+        check(nc_put_var_double(ncid, d, dd.as_ptr()));
+        check(nc_close(ncid));
+
+        check(nc_open(u.as_ptr(), 1, &mut ncid));
+        let more: Vec<i32> = (100..120).collect();
+        let (start, count) = ([3usize, 0], [2usize, 10]);
+        check(nc_put_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), more.as_ptr()));
+        check(nc_inq_ncid(ncid, c("sub").as_ptr(), &mut grp));
+        let bytes: Vec<i8> = (0..10).map(|i| i as i8 - 5).collect();
+        check(nc_put_var_schar(grp, w, bytes.as_ptr()));
+        check(nc_close(ncid));
+    }
+}
+
+/// Every object of a store, by key.
+fn objects(s: &dyn Store) -> BTreeMap<String, Vec<u8>> {
+    fn walk(s: &dyn Store, k: &Key, out: &mut BTreeMap<String, Vec<u8>>, depth: usize) {
+        assert!(depth < 32);
+        if let Some(b) = s.get(k, 1 << 30).unwrap() {
+            out.insert(k.as_str().to_string(), b);
+        }
+        for child in s.list(k).unwrap() {
+            walk(s, &k.join(&child).unwrap(), out, depth + 1);
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(s, &Key::root(), &mut out, 0);
+    out
+}
+
+fn unique(what: &str) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("dataset-{what}-{}-{t}", std::process::id())
+}
+
+fn same_as_directory(mode: &str) {
+    let Some(srv) = server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ds.zarr");
+    write(&format!("file://{}#mode={mode},file", path.display()));
+    let prefix = format!("{}/ds.zarr", unique(&mode.replace(',', "-")));
+    write(&format!("{}/{}/{prefix}#mode={mode},s3", srv.endpoint, srv.bucket));
+
+    let mut env = Environment::default();
+    env.vars.insert("AWS_ACCESS_KEY_ID".into(), srv.key_id.clone());
+    env.vars.insert("AWS_SECRET_ACCESS_KEY".into(), srv.secret.clone());
+    let cfg = config::resolve(&format!("{}/{}/{prefix}", srv.endpoint, srv.bucket), &[], &env).unwrap();
+    let s3 = S3Store::open(&cfg, true, S3Options::default()).unwrap();
+    let file = FileStore::open(&path, false).unwrap();
+    let (a, b) = (objects(&file), objects(&s3));
+    assert!(a.len() > 5, "{:?}", a.keys());
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "{mode}: same objects"
+    );
+    for (k, v) in &a {
+        assert_eq!(Some(v), b.get(k), "{mode}: object {k} differs");
+    }
+
+    // And it reads back through S3 as from the directory.
+    let read = |url: &str| {
+        let url = c(url);
+        let (mut ncid, mut v) = (0, 0);
+        let mut back = vec![0i32; 50];
+        // SAFETY: valid strings; the variable has at most 5 x 10 values.
+        unsafe {
+            check(nc_open(url.as_ptr(), 0, &mut ncid));
+            check(nc_inq_varid(ncid, c("v").as_ptr(), &mut v));
+            check(nc_get_var_int(ncid, v, back.as_mut_ptr()));
+            check(nc_close(ncid));
+        }
+        back
+    };
+    let from_s3 = read(&format!("{}/{}/{prefix}#mode={mode},s3", srv.endpoint, srv.bucket));
+    assert_eq!(from_s3, read(&format!("file://{}#mode={mode},file", path.display())));
+    if !mode.split(',').any(|m| m == "zarr") {
+        // (Pure Zarr has no unlimited dimension: v keeps its first 3 rows.)
+        let want: Vec<i32> = (0..30).chain(100..120).collect();
+        assert_eq!(from_s3, want);
+    }
+    s3.destroy().unwrap();
+    assert!(s3.list(&Key::root()).unwrap().is_empty());
+}
+
+#[test]
+fn nczarr_through_s3_equals_directory() {
+    same_as_directory("nczarr");
+}
+
+#[test]
+fn pure_zarr_through_s3_equals_directory() {
+    same_as_directory("zarr");
+}
+
+#[test]
+fn consolidated_through_s3_equals_directory() {
+    same_as_directory("nczarr,consolidated");
+}
