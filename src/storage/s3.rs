@@ -45,7 +45,7 @@
 pub mod config;
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -66,22 +66,35 @@ pub use config::{Environment, S3Config};
 /// Objects whose presence at the dataset root marks a Zarr dataset.
 const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
 
-/// The library's private runtime (or why it could not be built).
-static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+/// The library's private runtime, with the process that made it.
+static RUNTIME: Mutex<Option<(u32, Arc<tokio::runtime::Runtime>)>> = Mutex::new(None);
 
-fn runtime() -> NcResult<&'static tokio::runtime::Runtime> {
-    let rt = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("nczarr-s3")
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())
-    });
-    rt.as_ref().map_err(|e| {
-        crate::nclog!(Level::Error, "s3: cannot start the I/O runtime: {e}");
-        NcError::S3
-    })
+/// The runtime, made on first use. A child made by `fork` has none of its
+/// parent's threads, so it gets a runtime of its own (the parent's is left
+/// alone: dropping it would wait for threads that do not exist here).
+fn runtime() -> NcResult<Arc<tokio::runtime::Runtime>> {
+    let mut slot = RUNTIME.lock().map_err(|_| NcError::Internal)?;
+    let pid = std::process::id();
+    if let Some((p, rt)) = slot.as_ref()
+        && *p == pid
+    {
+        return Ok(rt.clone());
+    }
+    if let Some((_, inherited)) = slot.take() {
+        std::mem::forget(inherited);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("nczarr-s3")
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            crate::nclog!(Level::Error, "s3: cannot start the I/O runtime: {e}");
+            NcError::S3
+        })?;
+    let rt = Arc::new(rt);
+    *slot = Some((pid, rt.clone()));
+    Ok(rt)
 }
 
 /// Run `fut` to completion on the private runtime. A caller that is itself
