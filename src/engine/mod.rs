@@ -303,6 +303,22 @@ impl ChunkSpec {
         }
     }
 
+    /// Encode one chunk and store it. Bytes that need no transformation
+    /// (no codec, native byte order, C order) are stored as they are.
+    fn store_chunk(&self, store: &dyn Store, idx: &[u64], data: &ChunkData) -> NcResult<()> {
+        let key = self.key(idx)?;
+        if let ChunkData::Bytes(b) = data
+            && self.ty != NcType::String
+            && self.reads_in_place(self.ty)
+        {
+            return store.put(&key, b);
+        }
+        let raw = self.encode(data)?;
+        let r = store.put(&key, &raw);
+        buffers::give(raw);
+        r
+    }
+
     fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
         if self.has_codecs {
             return Err(NcError::NoFilter);
@@ -686,12 +702,7 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
             recycle(d);
         }
     }
-    let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> {
-        let raw = spec.encode(data)?;
-        let r = store.put(&spec.key(idx)?, &raw);
-        buffers::give(raw);
-        r
-    };
+    let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> { spec.store_chunk(store, idx, data) };
     let r = if dirty.len() > 1 {
         POOL.install(|| dirty.par_iter().try_for_each(put))
     } else {
@@ -1016,8 +1027,7 @@ pub fn put_vars(
             .filter(|(idx, segs)| !var.cache.contains(idx) && !covers_chunk(&sel, segs, &shape))
             .map(|(idx, _)| idx)
             .collect();
-        let loaded: Vec<NcResult<ChunkData>> =
-            POOL.install(|| need_load.par_iter().map(|k| spec.load(store.as_ref(), k)).collect());
+        let loaded: Vec<NcResult<ChunkData>> = run_jobs(need_load.clone(), |k| spec.load(store.as_ref(), k));
         let mut loaded_by_key = std::collections::HashMap::new();
         for (k, r) in need_load.into_iter().zip(loaded) {
             loaded_by_key.insert(k.clone(), r?);
@@ -1035,24 +1045,20 @@ pub fn put_vars(
             jobs.push((idx.clone(), segs, data));
         }
         // Convert the caller's values into the chunks on the pool.
-        let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = POOL.install(|| {
-            jobs.into_par_iter()
-                .map(|(idx, segs, mut data)| {
-                    let mut scratch = Vec::new();
-                    let mut range = false;
-                    let r = for_each_run(&sel, segs, |run| {
-                        match copy_in(&src, &mut data, ft, run, &mut scratch) {
-                            Err(NcError::Range) => {
-                                range = true;
-                                Ok(())
-                            }
-                            r => r,
-                        }
-                    });
-                    let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
-                    (idx, data, r)
-                })
-                .collect()
+        let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = run_jobs(jobs, |(idx, segs, mut data)| {
+            let mut scratch = Vec::new();
+            let mut range = false;
+            let r = for_each_run(&sel, segs, |run| {
+                match copy_in(&src, &mut data, ft, run, &mut scratch) {
+                    Err(NcError::Range) => {
+                        range = true;
+                        Ok(())
+                    }
+                    r => r,
+                }
+            });
+            let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
+            (idx, data, r)
         });
         let mut evicted = Vec::new();
         let mut failure = None;
@@ -1078,55 +1084,77 @@ pub fn put_vars(
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
     let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
-    if objs.len() > 1 {
-        POOL.install(|| objs.par_iter().try_for_each(put))
+    let threads = POOL.current_num_threads().max(1);
+    if objs.len() > 1 && threads > 1 {
+        // A few large tasks per thread: one small object per task would spend
+        // more time waking threads than writing.
+        let per_task = objs.len().div_ceil(threads * 4).max(1);
+        POOL.install(|| objs.par_chunks(per_task).try_for_each(|c| c.iter().try_for_each(put)))
     } else {
         objs.iter().try_for_each(put)
     }
 }
 
-/// Encode and store every dirty chunk of every variable, in parallel.
+/// Encode and store every dirty chunk of every variable, in parallel: the
+/// chunks of all variables go to the pool together (a dataset of many small
+/// variables has one chunk each). Chunks are encoded from where they sit in
+/// the cache, never copied first.
 pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();
+    // (group, variable, its chunk spec, its dirty chunks' keys)
+    let mut work: Vec<(usize, usize, ChunkSpec, Vec<Vec<u64>>)> = Vec::new();
     for g in 0..ds.groups.len() {
         for vi in 0..ds.groups[g].vars.len() {
-            if !ds.groups[g].vars[vi].cache.has_dirty() {
+            let var = &ds.groups[g].vars[vi];
+            if !var.cache.has_dirty() {
                 continue;
             }
-            let spec = ChunkSpec::of(ds, g, &ds.groups[g].vars[vi]);
-            let dirty = ds.groups[g].vars[vi].cache.take_dirty();
-            let results: Vec<(Vec<u64>, NcResult<()>)> = POOL.install(|| {
-                dirty
-                    .par_iter()
-                    .map(|(idx, data)| {
-                        let r = spec.encode(data).and_then(|raw| {
-                            let r = store.put(&spec.key(idx)?, &raw);
-                            buffers::give(raw);
-                            r
-                        });
-                        (idx.clone(), r)
-                    })
-                    .collect()
-            });
-            dirty.into_iter().for_each(|(_, d)| recycle(d));
-            let var = &mut ds.groups[g].vars[vi];
-            let mut first_err = None;
-            for (idx, r) in results {
-                if let Err(e) = r {
-                    var.cache.mark_dirty(&idx);
-                    first_err.get_or_insert(e);
-                }
-            }
-            var.chunks_on_disk = true;
-            if var.stored_key.is_none() {
-                var.stored_key = Some(spec.prefix.clone());
-            }
-            if let Some(e) = first_err {
-                return Err(e);
+            work.push((g, vi, ChunkSpec::of(ds, g, var), var.cache.dirty_keys()));
+        }
+    }
+    if work.is_empty() {
+        return Ok(());
+    }
+    let jobs: Vec<(usize, usize)> = work
+        .iter()
+        .enumerate()
+        .flat_map(|(w, (_, _, _, d))| (0..d.len()).map(move |c| (w, c)))
+        .collect();
+    let results: Vec<NcResult<()>> = {
+        let ds: &Dataset = ds;
+        let put = |&(w, c): &(usize, usize)| -> NcResult<()> {
+            let (g, vi, spec, keys) = &work[w];
+            let data = ds.groups[*g].vars[*vi].cache.peek(&keys[c]).ok_or(NcError::Internal)?;
+            spec.store_chunk(store.as_ref(), &keys[c], data)
+        };
+        if jobs.len() == 1 {
+            jobs.iter().map(put).collect()
+        } else {
+            let per_task = jobs.len().div_ceil(POOL.current_num_threads().max(1) * 8).max(1);
+            POOL.install(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
+        }
+    };
+    let mut first_err = None;
+    for (&(w, c), r) in jobs.iter().zip(results) {
+        let (g, vi, _, keys) = &work[w];
+        match r {
+            Ok(()) => ds.groups[*g].vars[*vi].cache.clear_dirty(&keys[c]),
+            Err(e) => {
+                first_err.get_or_insert(e);
             }
         }
     }
-    Ok(())
+    for (g, vi, spec, _) in work {
+        let var = &mut ds.groups[g].vars[vi];
+        var.chunks_on_disk = true;
+        if var.stored_key.is_none() {
+            var.stored_key = Some(spec.prefix.clone());
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Mapped access (nc_get/put_varm): call `f(k, off)` for the k-th value of a
