@@ -1021,6 +1021,26 @@ pub fn put_vars(
     let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
     let mut range_err = false;
     for batch in work.chunks(per_batch) {
+        // Chunks this write covers completely and that are not cached are
+        // built from the caller's values and stored at once, on the pool,
+        // without passing through the cache (strings excepted: their stored
+        // width is settled when the first chunk is written).
+        let (whole, batch): (Vec<&(Vec<u64>, Vec<Seg>)>, Vec<&(Vec<u64>, Vec<Seg>)>) =
+            batch.iter().partition(|(idx, segs)| {
+                spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
+            });
+        if !whole.is_empty() {
+            let results = run_jobs(whole, |(idx, segs)| {
+                store_whole_chunk(&spec, store.as_ref(), &sel, &src, &shape, idx, segs)
+            });
+            var.chunks_on_disk = true;
+            if var.stored_key.is_none() {
+                var.stored_key = Some(spec.prefix.clone());
+            }
+            for r in results {
+                range_err |= r?;
+            }
+        }
         // Chunks partly overwritten and not cached must be read first: in parallel.
         let need_load: Vec<&Vec<u64>> = batch
             .iter()
@@ -1079,6 +1099,58 @@ pub fn put_vars(
         }
     }
     if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// Store one chunk that a write covers completely. Values stored exactly as
+/// the caller holds them go from caller memory to storage in one gathered
+/// write; others are converted into a chunk buffer first. Returns whether some
+/// value was out of range for the file type (stored anyway, as netcdf-c does).
+fn store_whole_chunk(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    sel: &Selection,
+    src: &MemIn<'_>,
+    shape: &[usize],
+    idx: &[u64],
+    segs: &[Seg],
+) -> NcResult<bool> {
+    let in_bounds = idx
+        .iter()
+        .zip(&spec.chunk)
+        .zip(shape)
+        .all(|((&i, &c), &n)| (i as usize + 1) * c <= n);
+    if let MemIn::Num { ty, data } = src
+        && in_bounds
+        && spec.reads_in_place(*ty)
+    {
+        let es = ty.size();
+        let mut parts: Vec<(usize, &[u8])> = Vec::new();
+        for_each_run(sel, segs, |r| {
+            if r.step != 1 {
+                return Err(NcError::Internal);
+            }
+            parts.push((r.chunk, &data[r.out * es..(r.out + r.len) * es]));
+            Ok(())
+        })?;
+        parts.sort_unstable_by_key(|p| p.0);
+        let slices: Vec<&[u8]> = parts.into_iter().map(|p| p.1).collect();
+        return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
+    }
+    let mut data = spec.fill_chunk()?;
+    let mut scratch = Vec::new();
+    let mut range = false;
+    let r = for_each_run(sel, segs, |run| {
+        match copy_in(src, &mut data, spec.ty, run, &mut scratch) {
+            Err(NcError::Range) => {
+                range = true;
+                Ok(())
+            }
+            r => r,
+        }
+    })
+    .and_then(|()| spec.store_chunk(store, idx, &data));
+    recycle(data);
+    r.map(|()| range)
 }
 
 /// Store a set of objects on the worker pool (metadata written at sync).
