@@ -827,6 +827,9 @@ pub fn get_vars(
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
 
+/// A chunk's index and the segments of a write inside it.
+type WriteWork = (Vec<u64>, Vec<Seg>);
+
 /// A chunk's index and the runs of a read inside it.
 type ChunkWork = (Vec<u64>, Vec<Run>);
 
@@ -1025,10 +1028,9 @@ pub fn put_vars(
         // built from the caller's values and stored at once, on the pool,
         // without passing through the cache (strings excepted: their stored
         // width is settled when the first chunk is written).
-        let (whole, batch): (Vec<&(Vec<u64>, Vec<Seg>)>, Vec<&(Vec<u64>, Vec<Seg>)>) =
-            batch.iter().partition(|(idx, segs)| {
-                spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
-            });
+        let (whole, batch): (Vec<&WriteWork>, Vec<&WriteWork>) = batch.iter().partition(|(idx, segs)| {
+            spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
+        });
         if !whole.is_empty() {
             let results = run_jobs(whole, |(idx, segs)| {
                 store_whole_chunk(&spec, store.as_ref(), &sel, &src, &shape, idx, segs)
