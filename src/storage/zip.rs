@@ -43,8 +43,11 @@
 //! archive: the price of an update that is atomic for every zip reader.
 //!
 //! # Hostile archives
+//! Duplicate names are read as Python's zipfile (and so zarr-python, whose
+//! ZipStore writes one each time it rewrites an object) reads them: the last
+//! entry wins; the next update drops the others.
 //! Opening refuses (`NC_ENCZARR`) archives that are truncated or inconsistent,
-//! with duplicate names, names that are absolute, hold `..`/`.`/empty
+//! with names that are absolute, hold `..`/`.`/empty
 //! segments, backslashes or NUL, symbolic-link entries, entries whose bytes
 //! lie outside the archive or overlap another entry (the overlapping-entry zip
 //! bomb), or a declared size more than 1100 times the compressed size (more
@@ -299,7 +302,15 @@ fn read_directory(path: &Path, file: &File) -> NcResult<(BTreeMap<String, Entry>
         .len();
     let mut archive = zip::ZipArchive::new(file).map_err(|e| zip_error(path, e))?;
     if archive.has_duplicate_names() {
-        return Err(bad(path, "duplicate entry names"));
+        // zarr-python's ZipStore appends a new entry each time it rewrites an
+        // object, so duplicates are its normal output; the last one wins, as
+        // in Python's zipfile (the crate keeps the last). Refusing them would
+        // refuse every zarr-python archive written in more than one step.
+        crate::nclog!(
+            Level::Note,
+            "zip store: {} has duplicate entry names; the last of each is used",
+            path.display()
+        );
     }
     let cd_start = archive.central_directory_start().saturating_add(archive.offset());
     let mut entries = BTreeMap::new();
