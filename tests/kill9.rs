@@ -71,12 +71,7 @@ fn kill_rounds(test: &str, ext: &str, storage: &str) {
     for round in 0..4 {
         let url = format!("file://{}/k{round}.{ext}#mode=nczarr,{storage}", dir.path().display());
         let mut kid = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                test,
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
             .env("NCZ_KILL9_CHILD", &url)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

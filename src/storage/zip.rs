@@ -422,9 +422,13 @@ fn detect_prefix(entries: &BTreeMap<String, Entry>, order: &[String], path: &Pat
         }
         return c.clone();
     }
-    // No Zarr metadata anywhere: netcdf-c's rule (first segment of entry 0),
-    // else the name netcdf-c writes.
-    first_of_entry0.unwrap_or_else(|| dataset_name(path))
+    // No Zarr metadata anywhere: netcdf-c's rule (the folder of entry 0; the
+    // root when entry 0 is a file at the root), else for an empty archive
+    // the name netcdf-c writes.
+    match order.first() {
+        Some(_) => first_of_entry0.unwrap_or_default(),
+        None => dataset_name(path),
+    }
 }
 
 fn put_u16(v: &mut Vec<u8>, x: u16) {
