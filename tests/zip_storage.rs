@@ -449,3 +449,40 @@ fn not_a_zip_where_the_archive_should_be() {
         .expect("opening a FIFO blocked");
     assert_eq!(r, Err(NC_ENCZARR));
 }
+
+/// Data before the archive (a self-extracting stub): offsets are relative to
+/// the archive's start, and updates keep the stub.
+#[test]
+fn prepended_data() {
+    let d = tempfile::tempdir().unwrap();
+    let mut bytes = vec![b'#'; 100];
+    bytes.extend(build(&dataset("", false), false));
+    let p = write_zip(d.path(), "sfx.zip", &bytes);
+    assert_eq!(read_v(&p), Ok(V.to_vec()));
+    let u = url(&p, "zarr,zip");
+    let new = [6i32, 5, 4, 3, 2, 1];
+    let mut ncid = 0;
+    unsafe {
+        check(nc_open(u.as_ptr(), NC_WRITE, &mut ncid));
+        check(nc_put_var_int(ncid, 0, new.as_ptr()));
+        check(nc_close(ncid));
+    }
+    assert_eq!(read_v(&p), Ok(new.to_vec()));
+}
+
+/// More than 65535 entries: the archive needs zip64 end records.
+#[test]
+fn many_entries_use_zip64() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("many.zip");
+    let s = ZipStore::create(&p, true).unwrap();
+    for i in 0..70_000u32 {
+        s.put(&Key::new(&format!("v/{i}")).unwrap(), &i.to_le_bytes()).unwrap();
+    }
+    s.flush().unwrap();
+    drop(s);
+    let s = ZipStore::open(&p, false).unwrap();
+    assert_eq!(s.list(&Key::new("v").unwrap()).unwrap().len(), 70_000);
+    let k = Key::new("v/69999").unwrap();
+    assert_eq!(s.get(&k, 4).unwrap().unwrap(), 69_999u32.to_le_bytes());
+}
