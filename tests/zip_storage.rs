@@ -300,6 +300,17 @@ fn updates_keep_layout_and_foreign_entries() {
     }
     assert_eq!(fs::read(&p).unwrap(), before);
     assert_eq!(tmp_leftovers(d.path()), Vec::<String>::new());
+    // What a killed writer left (a pid that cannot run) goes at the next
+    // writable open; other files stay.
+    let stale = d.path().join(".u.zip.nczarr-tmp.999999999.3");
+    let other = d.path().join(".v.zip.nczarr-tmp.999999999.3");
+    fs::write(&stale, b"junk").unwrap();
+    fs::write(&other, b"junk").unwrap();
+    drop(ZipStore::open(&p, false).unwrap());
+    assert!(stale.exists());
+    drop(ZipStore::open(&p, true).unwrap());
+    assert!(!stale.exists() && other.exists());
+    fs::remove_file(&other).unwrap();
     // Many rewrites: dead space is compacted away.
     let s = ZipStore::open(&p, true).unwrap();
     let big = vec![3u8; 300_000];

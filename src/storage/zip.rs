@@ -32,7 +32,8 @@
 //! - after nc_sync/nc_close returns, what was written survives a kill -9 or a
 //!   power loss;
 //! - a killed process or a failed write leaves the archive as of the last
-//!   flush (the stray temporary file of a killed process is the only trace);
+//!   flush (the stray temporary file of a killed process is the only trace,
+//!   removed by the next writable open once that process is gone);
 //! - NC_NOCLOBBER never replaces an existing archive (the first rename is
 //!   `RENAME_NOREPLACE`), and a plain nc_create replaces the old archive only
 //!   at its first flush, so a failed create leaves it as it was.
@@ -465,7 +466,7 @@ fn dos_now() -> (u16, u16) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let year = year.clamp(1980, 2107);
-    let time = ((rem / 3600) << 11 | ((rem % 3600) / 60) << 5 | (rem % 60) / 2) as u16;
+    let time = (((rem / 3600) << 11) | (((rem % 3600) / 60) << 5) | ((rem % 60) / 2)) as u16;
     let date = (((year - 1980) << 9) | (month << 5) | day) as u16;
     (time, date)
 }
@@ -545,7 +546,7 @@ fn central_record(out: &mut Vec<u8>, name: &str, e: &Entry) {
     put_u16(out, 0); // comment
     put_u16(out, 0); // disk
     put_u16(out, 0); // internal attributes
-    put_u32(out, mode << 16 | u32::from(dir) * 0x10);
+    put_u32(out, (mode << 16) | (u32::from(dir) * 0x10));
     put_u32(out, clamp32(e.header));
     out.extend_from_slice(name.as_bytes());
     if zip64 {
@@ -640,6 +641,9 @@ impl ZipStore {
     pub fn open(path: &Path, writable: bool) -> NcResult<ZipStore> {
         let file = open_archive(path)?;
         let (entries, order, data_end) = read_directory(path, &file)?;
+        if writable {
+            ZipStore::remove_stale_updates(path);
+        }
         let prefix = detect_prefix(&entries, &order, path);
         let perm = file
             .metadata()
@@ -691,6 +695,7 @@ impl ZipStore {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|e| io_error(Op::Write, "create directory", parent, &e))?;
         }
+        ZipStore::remove_stale_updates(path);
         let prefix = dataset_name(path);
         let store = ZipStore {
             path: path.to_path_buf(),
@@ -709,6 +714,45 @@ impl ZipStore {
         // The folder's directory entry first, as netcdf-c writes it.
         store.put_entry(&format!("{prefix}/"), b"")?;
         Ok(store)
+    }
+
+    /// Remove the update files that killed writers left beside the archive
+    /// (`.<name>.nczarr-tmp.<pid>.<n>` of a pid that no longer runs, judged
+    /// by /proc; without /proc nothing is removed).
+    fn remove_stale_updates(path: &Path) {
+        let (Some(dir), Some(base)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+            return;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let lead = format!(".{base}.nczarr-tmp.");
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&lead)) else {
+                continue;
+            };
+            let Some((pid, n)) = rest.split_once('.') else {
+                continue;
+            };
+            let valid = pid.parse::<u32>().is_ok() && n.parse::<u64>().is_ok();
+            if valid && pid != std::process::id().to_string() && !Path::new("/proc").join(pid).exists() {
+                crate::nclog!(
+                    Level::Note,
+                    "zip store: removing {} left by a killed writer",
+                    name.to_string_lossy()
+                );
+                let _ = fs::remove_file(entry.path());
+            }
+        }
     }
 
     /// The archive's path.
@@ -968,7 +1012,7 @@ impl Store for ZipStore {
         let Some((name, e, file)) = self.lookup(key) else {
             return Ok(None);
         };
-        if !offset.checked_add(len).is_some_and(|end| end <= e.size) {
+        if offset.checked_add(len).is_none_or(|end| end > e.size) {
             crate::nclog!(
                 Level::Error,
                 "zip store: range {}+{} is past the end of {} ({} bytes)",
