@@ -273,6 +273,8 @@ fn updates_keep_layout_and_foreign_entries() {
     entries.push(e("notes/readme.txt", b"keep me"));
     let p = write_zip(d.path(), "u.zip", &build(&entries, false));
     let u = url(&p, "zarr,zip");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();
     let new = [9i32, 8, 7, 6, 5, 4];
     let mut ncid = 0;
     unsafe {
@@ -281,6 +283,11 @@ fn updates_keep_layout_and_foreign_entries() {
         check(nc_close(ncid));
     }
     assert_eq!(read_v(&p), Ok(new.to_vec()));
+    assert_eq!(
+        fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "permissions kept"
+    );
     let s = ZipStore::open(&p, false).unwrap();
     assert!(
         s.list(&Key::root()).unwrap().contains(&".zgroup".to_string()),

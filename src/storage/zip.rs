@@ -174,8 +174,9 @@ struct Inner {
     pending_create: Option<bool>,
     /// Bytes of replaced or deleted entries still in the file.
     dead: u64,
-    /// Permission bits for the new archive.
-    perm: u32,
+    /// Permission bits for the new archive: the old archive's, or None for
+    /// a created one (0666 less the umask, as libzip gives netcdf-c).
+    perm: Option<u32>,
 }
 
 /// A dataset stored in a zip archive.
@@ -664,7 +665,7 @@ impl ZipStore {
                 session: None,
                 pending_create: None,
                 dead,
-                perm,
+                perm: Some(perm),
             }),
         })
     }
@@ -708,7 +709,7 @@ impl ZipStore {
                 session: None,
                 pending_create: Some(noclobber),
                 dead: 0,
-                perm: 0o666,
+                perm: None,
             }),
         };
         // The folder's directory entry first, as netcdf-c writes it.
@@ -797,7 +798,7 @@ impl ZipStore {
                 .read(true)
                 .write(true)
                 .create_new(true)
-                .mode(0o600)
+                .mode(0o666)
                 .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
                 .open(&tmp)
             {
@@ -1155,7 +1156,11 @@ impl Store for ZipStore {
         let at = session.end;
         file.write_all_at(&cd, at)
             .and_then(|()| file.set_len(at + cd.len() as u64))
-            .and_then(|()| file.set_permissions(fs::Permissions::from_mode(inner.perm & !0o7000)))
+            .and_then(|()| match inner.perm {
+                // An update keeps the old archive's permissions.
+                Some(mode) => file.set_permissions(fs::Permissions::from_mode(mode & 0o777)),
+                None => Ok(()),
+            })
             .and_then(|()| file.sync_all())
             .map_err(|e| io_error(Op::Write, "write", &tmp, &e))?;
         let renamed = match inner.pending_create {
@@ -1176,13 +1181,14 @@ impl Store for ZipStore {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
+        // The new archive is in place: the update is over whatever follows.
+        inner.data_end = at;
+        inner.session = None;
+        inner.pending_create = None;
         if let Ok(d) = File::open(dir) {
             d.sync_all()
                 .map_err(|e| io_error(Op::Write, "fsync directory", dir, &e))?;
         }
-        inner.data_end = at;
-        inner.session = None;
-        inner.pending_create = None;
         Ok(())
     }
 
