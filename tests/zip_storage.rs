@@ -504,3 +504,70 @@ fn many_entries_use_zip64() {
     let k = Key::new("v/69999").unwrap();
     assert_eq!(s.get(&k, 4).unwrap().unwrap(), 69_999u32.to_le_bytes());
 }
+
+/// A write that fails (here: the file-size limit, EFBIG) leaves the archive
+/// as of the last sync, readable.
+#[test]
+fn failed_write_keeps_the_last_synced_archive() {
+    const BIG: usize = 100_000;
+    if let Ok(path) = std::env::var("NCZ_ZIP_EFBIG_CHILD") {
+        let u = url(Path::new(&path), "zarr,zip");
+        let mut ncid = 0;
+        unsafe {
+            check(nc_open(u.as_ptr(), NC_WRITE, &mut ncid));
+            check(nc_redef(ncid));
+            let (mut x, mut w) = (0, 0);
+            check(nc_def_dim(ncid, c"big".as_ptr(), BIG, &mut x));
+            check(nc_def_var(ncid, c"w".as_ptr(), 4, 1, &x, &mut w));
+            check(nc_enddef(ncid));
+            check(nc_sync(ncid));
+            // From here on no file may grow past 64 KiB.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 64 << 10,
+                rlim_max: 64 << 10,
+            };
+            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
+            let data = vec![7i32; BIG];
+            let put = nc_put_var_int(ncid, w, data.as_ptr());
+            let close = nc_close(ncid);
+            println!("STATUS {put} {close}");
+        }
+        std::process::exit(0);
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = write_zip(d.path(), "f.zip", &build(&dataset("", false), false));
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "failed_write_keeps_the_last_synced_archive",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("NCZ_ZIP_EFBIG_CHILD", &p)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let status = text
+        .lines()
+        .find_map(|l| l.split("STATUS ").nth(1))
+        .unwrap_or_else(|| panic!("child: {text} {}", String::from_utf8_lossy(&out.stderr)));
+    assert_ne!(status, "0 0", "the oversized write did not fail");
+    assert_eq!(
+        tmp_leftovers(d.path()),
+        Vec::<String>::new(),
+        "the failed update left its file"
+    );
+    assert_eq!(read_v(&p), Ok(V.to_vec()));
+    let u = url(&p, "zarr,zip");
+    let mut ncid = 0;
+    let mut w = 0;
+    let mut got = vec![0i32; BIG];
+    unsafe {
+        check(nc_open(u.as_ptr(), 0, &mut ncid));
+        check(nc_inq_varid(ncid, c"w".as_ptr(), &mut w));
+        check(nc_get_var_int(ncid, w, got.as_mut_ptr()));
+    }
+    check(nc_close(ncid));
+    assert!(got.iter().all(|&x| x != 7), "data of the failed write is visible");
+}
