@@ -29,9 +29,14 @@ fail=0
 pass() { echo "PASS $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
-if ncgen -version >/dev/null 2>&1; then
+probe_err="$(ncgen -k nczarr -o "file://$work/probe.zarr#mode=nczarr,file" \
+    "$root/testdata/fixtures/nczarr_zip/source.cdl" 2>&1 >/dev/null)" && probe=ok || probe=failed
+if [ "$probe" = ok ]; then
     gen=(ncgen -k nczarr)
     cdl="$root/testdata/fixtures/nczarr_zip/source.cdl"
+elif ! grep -qE 'symbol lookup error|error while loading shared libraries' <<<"$probe_err"; then
+    echo "FAIL ncgen does not write a directory dataset: $probe_err"
+    exit 1
 else
     echo "zip-tools: note: ncgen does not load on this library yet; using ncgen3 (classic CDL)"
     gen=(ncgen3 -k netCDF-4)
