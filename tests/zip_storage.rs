@@ -612,3 +612,24 @@ fn mutated_archives_never_panic() {
         fs::remove_file(&p).unwrap();
     }
 }
+
+/// An update through a symbolic link replaces the archive it points to.
+#[test]
+fn update_through_a_link_updates_the_target() {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir(d.path().join("real")).unwrap();
+    let target = write_zip(&d.path().join("real"), "t.zip", &build(&dataset("", false), false));
+    let link = d.path().join("link.zip");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let u = url(&link, "zarr,zip");
+    let new = [0i32, 1, 0, 1, 0, 1];
+    let mut ncid = 0;
+    unsafe {
+        check(nc_open(u.as_ptr(), NC_WRITE, &mut ncid));
+        check(nc_put_var_int(ncid, 0, new.as_ptr()));
+        check(nc_close(ncid));
+    }
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(read_v(&target), Ok(new.to_vec()));
+    assert_eq!(read_v(&link), Ok(new.to_vec()));
+}

@@ -641,6 +641,9 @@ impl ZipStore {
     /// Open an existing archive.
     pub fn open(path: &Path, writable: bool) -> NcResult<ZipStore> {
         let file = open_archive(path)?;
+        // Updates replace the file a symbolic link points to, not the link.
+        let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = real.as_path();
         let (entries, order, data_end) = read_directory(path, &file)?;
         if writable {
             ZipStore::remove_stale_updates(path);
