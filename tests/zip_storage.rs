@@ -633,3 +633,18 @@ fn update_through_a_link_updates_the_target() {
     assert_eq!(read_v(&target), Ok(new.to_vec()));
     assert_eq!(read_v(&link), Ok(new.to_vec()));
 }
+
+/// NC_NOCLOBBER holds even when the archive appears between nc_create and
+/// the first flush: the new archive never replaces it.
+#[test]
+fn noclobber_race_keeps_the_newcomer() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("race.zip");
+    let s = ZipStore::create(&p, true).unwrap();
+    s.put(&Key::new(".zgroup").unwrap(), b"{}").unwrap();
+    fs::write(&p, b"someone else's archive").unwrap();
+    assert_eq!(s.flush(), Err(netcdf::error::NcError::Exist));
+    assert_eq!(fs::read(&p).unwrap(), b"someone else's archive");
+    drop(s);
+    assert_eq!(tmp_leftovers(d.path()), Vec::<String>::new());
+}

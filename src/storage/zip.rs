@@ -952,6 +952,27 @@ impl ZipStore {
     }
 }
 
+/// Rename `from` to `to` unless `to` exists (NC_NOCLOBBER). Where the file
+/// system has no RENAME_NOREPLACE, a hard link (which never replaces) and an
+/// unlink do the same.
+fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+    match rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        from,
+        rustix::fs::CWD,
+        to,
+        rustix::fs::RenameFlags::NOREPLACE,
+    ) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP) => {
+            fs::hard_link(from, to)?;
+            let _ = fs::remove_file(from);
+            Ok(())
+        }
+        Err(e) => Err(io::Error::from(e)),
+    }
+}
+
 /// Whether some object (not a directory entry) has a name starting with `below`.
 fn has_object_below(entries: &BTreeMap<String, Entry>, below: &str) -> bool {
     entries
@@ -1167,14 +1188,7 @@ impl Store for ZipStore {
             .and_then(|()| file.sync_all())
             .map_err(|e| io_error(Op::Write, "write", &tmp, &e))?;
         let renamed = match inner.pending_create {
-            Some(true) => rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &tmp,
-                rustix::fs::CWD,
-                &self.path,
-                rustix::fs::RenameFlags::NOREPLACE,
-            )
-            .map_err(io::Error::from),
+            Some(true) => rename_noreplace(&tmp, &self.path),
             _ => fs::rename(&tmp, &self.path),
         };
         if let Err(e) = renamed {
