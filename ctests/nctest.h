@@ -13,6 +13,9 @@
  *
  * Location of datasets: argv[1], else env NCZ_TEST_DIR, else the current
  * directory. Dataset URLs are file://<dir>/<prog>_<name>.zarr#mode=<mode>,file.
+ * Env NCZ_TEST_STORAGE=zip stores every dataset in a zip archive instead:
+ * file://<dir>/<prog>_<name>.zip#mode=<mode>,zip (CTest runs each program
+ * once per storage kind, labels `file` and `zip`).
  *
  * Output: one line per failed check ("FAIL file:line: ..."), one line per test
  * function ("PASS file:line name" / "FAIL file:line name") and a summary line.
@@ -199,6 +202,13 @@ static inline void nct_rmtree(const char *path)
     nftw(path, nct_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Whether datasets live in zip archives (env NCZ_TEST_STORAGE=zip). */
+static inline int nct_zip(void)
+{
+    const char *s = getenv("NCZ_TEST_STORAGE");
+    return s != NULL && strcmp(s, "zip") == 0;
+}
+
 /* Filesystem path of dataset `name`. The first time a name is seen, anything
  * left there by an earlier run is removed and the path is recorded for
  * cleanup at nct_finish(). */
@@ -206,7 +216,7 @@ static inline const char *nct_path(const char *name)
 {
     static char buf[NCT_MAXPATH];
     int i;
-    int n = snprintf(buf, sizeof buf, "%s/%s_%s.zarr", nct_dir, nct_prog, name);
+    int n = snprintf(buf, sizeof buf, "%s/%s_%s.%s", nct_dir, nct_prog, name, nct_zip() ? "zip" : "zarr");
     if (n < 0 || (size_t)n >= sizeof buf) {
         fprintf(stderr, "nctest: dataset path too long\n");
         exit(2);
@@ -224,14 +234,22 @@ static inline const char *nct_path(const char *name)
 }
 
 /* URL of dataset `name` with the given mode list, e.g. "nczarr,file". The
- * result stays valid for the next 15 calls. */
+ * result stays valid for the next 15 calls. With NCZ_TEST_STORAGE=zip a
+ * mode list ending in ",file" ends in ",zip" instead. */
 static inline const char *nct_url_mode(const char *name, const char *mode)
 {
     static char ring[16][NCT_MAXPATH + 64];
     static int next;
     char *buf = ring[next];
     next = (next + 1) % 16;
-    int n = snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), mode);
+    size_t ml = strlen(mode);
+    int keep = (int)ml;
+    const char *store = "";
+    if (nct_zip() && ml >= 5 && strcmp(mode + ml - 5, ",file") == 0) {
+        keep = (int)ml - 5;
+        store = ",zip";
+    }
+    int n = snprintf(buf, sizeof ring[0], "file://%s#mode=%.*s%s", nct_path(name), keep, mode, store);
     if (n < 0 || (size_t)n >= sizeof ring[0]) {
         fprintf(stderr, "nctest: URL too long\n");
         exit(2);

@@ -7,6 +7,7 @@
 
 pub mod file;
 pub mod memory;
+pub mod zip;
 
 use crate::error::{NcError, NcResult};
 
