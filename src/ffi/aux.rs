@@ -850,3 +850,102 @@ pub unsafe extern "C" fn ncaux_end_compound(tag: *mut c_void, xtypeid: *mut c_in
         NC_NOERR
     })
 }
+
+// ----- provenance -----
+
+/// Remove backslash escapes (a trailing lone backslash is kept).
+fn deescape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] == b'\\' {
+            i += 1;
+            if i == s.len() {
+                out.push(b'\\');
+                break;
+            }
+        }
+        out.push(s[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Split at unescaped separators (a backslash escapes the next byte).
+fn split_unescaped<'a>(s: &'a [u8], is_sep: impl Fn(u8) -> bool, first_only: bool) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < s.len() {
+        if s[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if is_sep(s[i]) {
+            out.push(&s[start..i]);
+            start = i + 1;
+            if first_only {
+                break;
+            }
+        }
+        i += 1;
+    }
+    out.push(&s[start.min(s.len())..]);
+    out
+}
+
+/// Parse an `_NCProperties` text (`key=value` pairs separated by `,`, or by
+/// `|` in version 1; backslash escapes) into a `malloc`'d vector
+/// `key0, value0, key1, value1, ..., NULL, NULL` of `malloc`'d strings
+/// (4.10.1). An empty text gives `*pairsp` = NULL; an empty key NC_EINVAL.
+///
+/// # Safety
+/// See the module documentation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_parse_provenance(ncprop: *const c_char, pairsp: *mut *mut *mut c_char) -> c_int {
+    catch(NC_EINTERNAL, || {
+        if pairsp.is_null() {
+            return NC_NOERR;
+        }
+        // SAFETY: writable (checked non-NULL).
+        unsafe { pairsp.write(std::ptr::null_mut()) };
+        // SAFETY: NULL or NUL-terminated.
+        let text = unsafe { cbytes(ncprop) }.unwrap_or(b"");
+        if text.is_empty() {
+            return NC_NOERR;
+        }
+        let pairs = split_unescaped(text, |c| c == b',' || c == b'|', false);
+        if pairs.iter().any(|p| p.is_empty()) {
+            return NC_EINVAL;
+        }
+        let mut strings: Vec<Vec<u8>> = Vec::with_capacity(pairs.len() * 2);
+        for p in pairs {
+            let kv = split_unescaped(p, |c| c == b'=', true);
+            strings.push(deescape(kv[0]));
+            strings.push(deescape(kv.get(1).copied().unwrap_or(b"")));
+        }
+        let n = strings.len() + 2;
+        // SAFETY: calloc of n pointers, checked below.
+        let vec = unsafe { libc::calloc(n, size_of::<*mut c_char>()) }.cast::<*mut c_char>();
+        if vec.is_null() {
+            return NC_ENOMEM;
+        }
+        for (i, s) in strings.iter().enumerate() {
+            let p = super::malloc_cstring(s);
+            if p.is_null() {
+                // SAFETY: the first i entries are malloc'd strings, vec from calloc.
+                unsafe {
+                    for j in 0..i {
+                        libc::free(vec.add(j).read().cast());
+                    }
+                    libc::free(vec.cast());
+                }
+                return NC_ENOMEM;
+            }
+            // SAFETY: i < n.
+            unsafe { vec.add(i).write(p) };
+        }
+        // SAFETY: writable (checked non-NULL).
+        unsafe { pairsp.write(vec) };
+        NC_NOERR
+    })
+}

@@ -751,3 +751,37 @@ fn dump_one(xtype: c_int, v: &[u8]) -> String {
         }
     }
 }
+
+// ----- the one HDF5 name -----
+
+/// `herr_t H5get_libversion(unsigned*, unsigned*, unsigned*)`, HDF5's.
+///
+/// Debian's python3-netcdf4 calls it to fill `netCDF4.__hdf5libversion__`
+/// but does not link libhdf5 itself: it finds the name through the libhdf5
+/// that Debian's libnetcdf.so.19 pulls in, and it is loaded with every
+/// symbol bound at once, so without this export `import netCDF4` fails. When
+/// a real HDF5 is loaded in the process (after this library in the lookup
+/// order) the call goes to it; otherwise the answer is 0.0.0 (no HDF5 here),
+/// with success, as the module requires. No other HDF5 name is exported.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn H5get_libversion(majnum: *mut u32, minnum: *mut u32, relnum: *mut u32) -> c_int {
+    type F = unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> c_int;
+    // SAFETY: dlsym with a NUL-terminated name; RTLD_NEXT skips this library.
+    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5get_libversion".as_ptr()) };
+    if !next.is_null() && next != H5get_libversion as *mut c_void {
+        // SAFETY: HDF5's H5get_libversion has exactly this prototype.
+        let f: F = unsafe { std::mem::transmute::<*mut c_void, F>(next) };
+        // SAFETY: the caller's pointers, under the caller's contract.
+        return unsafe { f(majnum, minnum, relnum) };
+    }
+    // SAFETY: NULL or writable.
+    unsafe {
+        put(majnum, 0);
+        put(minnum, 0);
+        put(relnum, 0);
+    }
+    NC_NOERR
+}

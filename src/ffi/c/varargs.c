@@ -9,10 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Rust side (src/ffi/client.rs). */
-extern int nczarr_log_begin(int tag);
-extern int nczarr_log_enabled(void);
-extern void nczarr_log_line(int tag, const char* msg);
+/* The Rust side of logging (src/ffi/client.rs), filled in by a Rust
+ * constructor when the library loads. Hidden: reached through this table so
+ * that no internal function needs to be exported from the library. */
+struct nczarr_log_hooks {
+    int (*begin)(int tag);
+    int (*enabled)(void);
+    void (*line)(int tag, const char* msg);
+};
+__attribute__((visibility("hidden"))) struct nczarr_log_hooks nczarr_log_hooks;
 
 /* Public (netcdf.h); nc_advise's result goes through these. */
 const char* nc_strerror(int ncerr1);
@@ -58,13 +63,16 @@ static char* format_message(const char* fmt, va_list ap)
  */
 int ncvlog(int tag, const char* fmt, va_list ap)
 {
-    int was = nczarr_log_begin(tag);
+    int was;
     char* msg;
 
-    if (!nczarr_log_enabled())
+    if (nczarr_log_hooks.begin == NULL || nczarr_log_hooks.enabled == NULL || nczarr_log_hooks.line == NULL)
+        return -1;
+    was = nczarr_log_hooks.begin(tag);
+    if (!nczarr_log_hooks.enabled())
         return was;
     msg = fmt != NULL ? format_message(fmt, ap) : NULL;
-    nczarr_log_line(tag, msg != NULL ? msg : "");
+    nczarr_log_hooks.line(tag, msg != NULL ? msg : "");
     free(msg);
     return was;
 }
