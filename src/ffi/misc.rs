@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use super::att::{nc_copy_att, nc_inq_attname};
 use super::data::{nc_get_vara, nc_put_vara};
 use super::delegate::forward;
-use super::file::{nc_abort, nc_close, nc_create, nc_open};
+use super::file::{nc_close, nc_create, nc_open};
 use super::meta::{nc_def_var, nc_inq_dim, nc_inq_dimid, nc_inq_var, nc_inq_varid};
 use super::{NC_NOERR, catch, cbytes, cstr, malloc_cstring, put, status};
 use crate::error::NcError;
@@ -29,6 +29,7 @@ const NC_EINVAL: c_int = -36;
 const NC_ENAMEINUSE: c_int = -42;
 const NC_EBADTYPE: c_int = -45;
 const NC_ENOMEM: c_int = -61;
+const NC_EIO: c_int = -68;
 const NC_EINTERNAL: c_int = -92;
 const NC_ENOTBUILT: c_int = -128;
 const NC_WRITE: c_int = 0x0001;
@@ -76,16 +77,16 @@ pub unsafe extern "C" fn nc__open_mp(
     unsafe { nc_open(path, mode, ncidp) }
 }
 
-/// netcdf-c's `nc_delete`: open the dataset (so that a non-dataset is
-/// refused), abort, then `unlink(path)`, returning `errno` when that fails.
-/// A Zarr dataset is a directory or a URL, which `unlink` refuses: as in
-/// netcdf-c, nothing is deleted and the answer is that errno (EISDIR,
-/// ENOENT, ...).
+/// netcdf-c's `nc_delete_mp`: open the dataset (so that a non-dataset is
+/// refused), NC_EINVAL unless `basepe` is 0, close it, then `unlink(path)`:
+/// NC_EIO when that fails. A Zarr dataset is a directory or a URL, which
+/// `unlink` refuses: as in netcdf-c, nothing is deleted and the answer is
+/// NC_EIO.
 ///
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, _basepe: c_int) -> c_int {
+pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_int {
     catch(NC_EINTERNAL, || {
         let mut ncid = -1;
         // SAFETY: forwarded contract; ncid is a local.
@@ -93,13 +94,13 @@ pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, _basepe: c_int) -> c_
         if st != NC_NOERR {
             return st;
         }
-        let st = nc_abort(ncid);
-        if st != NC_NOERR {
-            return st;
+        let _ = nc_close(ncid);
+        if basepe != 0 {
+            return NC_EINVAL;
         }
         // SAFETY: path is NUL-terminated (nc_open accepted it).
         if unsafe { libc::unlink(path) } == -1 {
-            return std::io::Error::last_os_error().raw_os_error().unwrap_or(-1);
+            return NC_EIO;
         }
         NC_NOERR
     })
