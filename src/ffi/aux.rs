@@ -36,7 +36,8 @@ const NC_MAX_VAR_DIMS: usize = 1024;
 
 /// `struct NC_H5_Filterspec` of netcdf_aux.h.
 #[repr(C)]
-pub struct NcH5Filterspec {
+#[allow(non_camel_case_types)]
+pub struct NC_H5_Filterspec {
     pub filterid: c_uint,
     pub nparams: usize,
     pub params: *mut c_uint,
@@ -311,7 +312,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 /// # Safety
 /// `f` is NULL or a spec from `ncaux_h5filterspec_parselist`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NcH5Filterspec) {
+pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
     catch((), || {
         if f.is_null() {
             return;
@@ -328,7 +329,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NcH5Filterspec) {
 ///
 /// # Safety
 /// `v` holds `n` specs from `malloc` (or NULL entries).
-unsafe fn free_vector(v: *mut *mut NcH5Filterspec, n: usize) {
+unsafe fn free_vector(v: *mut *mut NC_H5_Filterspec, n: usize) {
     for i in 0..n {
         // SAFETY: n entries (contract above).
         unsafe { ncaux_h5filterspec_free(v.add(i).read()) };
@@ -351,7 +352,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     txt0: *const c_char,
     formatp: *mut c_int,
     nspecsp: *mut usize,
-    vectorp: *mut *mut *mut NcH5Filterspec,
+    vectorp: *mut *mut *mut NC_H5_Filterspec,
 ) -> c_int {
     catch(NC_EINTERNAL, || {
         // SAFETY: NULL or NUL-terminated.
@@ -379,16 +380,16 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
             }
             rest = if end < rest.len() { &rest[end + 1..] } else { &[] };
         }
-        let mut vector: *mut *mut NcH5Filterspec = std::ptr::null_mut();
+        let mut vector: *mut *mut NC_H5_Filterspec = std::ptr::null_mut();
         if !specs.is_empty() && !vectorp.is_null() {
             // SAFETY: calloc of specs.len() pointers, checked below.
-            vector = unsafe { libc::calloc(specs.len(), size_of::<*mut NcH5Filterspec>()) }.cast();
+            vector = unsafe { libc::calloc(specs.len(), size_of::<*mut NC_H5_Filterspec>()) }.cast();
             if vector.is_null() {
                 return NC_ENOMEM;
             }
             for (i, (id, params)) in specs.iter().enumerate() {
                 // SAFETY: malloc of one spec, checked below.
-                let spec = unsafe { libc::malloc(size_of::<NcH5Filterspec>()) }.cast::<NcH5Filterspec>();
+                let spec = unsafe { libc::malloc(size_of::<NC_H5_Filterspec>()) }.cast::<NC_H5_Filterspec>();
                 let words = malloc_uints(params);
                 if spec.is_null() || words.is_none() {
                     // SAFETY: free what was allocated; vector holds i specs.
@@ -403,7 +404,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
                 }
                 // SAFETY: spec is a fresh allocation; vector has specs.len() slots.
                 unsafe {
-                    spec.write(NcH5Filterspec {
+                    spec.write(NC_H5_Filterspec {
                         filterid: *id,
                         nparams: params.len(),
                         params: words.unwrap_or(std::ptr::null_mut()),

@@ -138,6 +138,14 @@ pub unsafe extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
 
 // ----- user-defined formats -----
 
+/// netcdf_dispatch.h's dispatch table, opaque here: only its second `int`
+/// (`dispatch_version`) is read.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct NC_Dispatch {
+    _opaque: [u8; 0],
+}
+
 /// A registered user-defined format: the caller's dispatch table (kept as
 /// an address, never called: this library dispatches only to its own engine)
 /// and its magic number.
@@ -169,7 +177,7 @@ fn udf_slot(mode_flag: c_int) -> Option<usize> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_user_format(
     mode_flag: c_int,
-    dispatch_table: *mut c_void,
+    dispatch_table: *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
     catch(NC_EINTERNAL, || {
@@ -217,7 +225,7 @@ pub unsafe extern "C" fn nc_def_user_format(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_user_format(
     mode_flag: c_int,
-    dispatch_table: *mut *mut c_void,
+    dispatch_table: *mut *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
     catch(NC_EINTERNAL, || {
@@ -227,7 +235,7 @@ pub unsafe extern "C" fn nc_inq_user_format(
         let udf = UDFS.lock().unwrap_or_else(|p| p.into_inner())[slot];
         // SAFETY: NULL or writable (contract above).
         unsafe {
-            put(dispatch_table, udf.table as *mut c_void);
+            put(dispatch_table, udf.table as *mut NC_Dispatch);
             if !magic_number.is_null() {
                 std::ptr::copy_nonoverlapping(udf.magic.as_ptr(), magic_number.cast::<u8>(), NC_MAX_MAGIC_NUMBER_LEN);
             }
@@ -240,7 +248,8 @@ pub unsafe extern "C" fn nc_inq_user_format(
 
 /// `NC_memio` of netcdf_mem.h.
 #[repr(C)]
-pub struct NcMemio {
+#[allow(non_camel_case_types)]
+pub struct NC_memio {
     pub size: usize,
     pub memory: *mut c_void,
     pub flags: c_int,
@@ -293,7 +302,7 @@ pub unsafe extern "C" fn nc_create_mem(
 pub unsafe extern "C" fn nc_open_memio(
     path: *const c_char,
     mode: c_int,
-    info: *mut NcMemio,
+    info: *mut NC_memio,
     ncidp: *mut c_int,
 ) -> c_int {
     let _ = ncidp;
@@ -314,7 +323,7 @@ pub unsafe extern "C" fn nc_open_memio(
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NcMemio) -> c_int {
+pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_int {
     forward!(ncid => nc_close_memio(ncid, info));
     nc_close(ncid)
 }
