@@ -176,9 +176,12 @@ fn filterspec_parsing() {
     }
 }
 
+/// A parsed filter: id and parameter words.
+type Spec = (c_uint, Vec<c_uint>);
+
 #[test]
 fn filterspec_lists() {
-    let list = |txt: &CStr| -> Result<(c_int, Vec<(c_uint, Vec<c_uint>)>), c_int> {
+    let list = |txt: &CStr| -> Result<(c_int, Vec<Spec>), c_int> {
         let (mut f, mut n, mut v) = (-1, 0usize, null_mut::<*mut NC_H5_Filterspec>());
         let st = unsafe { ncaux_h5filterspec_parselist(txt.as_ptr(), &mut f, &mut n, &mut v) };
         if st != NC_NOERR {

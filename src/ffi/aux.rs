@@ -873,7 +873,7 @@ fn deescape(s: &[u8]) -> Vec<u8> {
 }
 
 /// Split at unescaped separators (a backslash escapes the next byte).
-fn split_unescaped<'a>(s: &'a [u8], is_sep: impl Fn(u8) -> bool, first_only: bool) -> Vec<&'a [u8]> {
+fn split_unescaped(s: &[u8], is_sep: impl Fn(u8) -> bool, first_only: bool) -> Vec<&[u8]> {
     let mut out = Vec::new();
     let (mut start, mut i) = (0, 0);
     while i < s.len() {
