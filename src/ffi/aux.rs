@@ -696,7 +696,8 @@ pub unsafe extern "C" fn ncaux_begin_compound(
     alignmode: c_int,
     tag: *mut *mut c_void,
 ) -> c_int {
-    forward!(ncid => ncaux_begin_compound(ncid, name, alignmode, tag));
+    // Not forward!(): the tag must be this library's (ncaux_add_field and ncaux_end_compound
+    // read it); ncaux_end_compound's nc_def_compound reaches a delegated dataset itself.
     catch(NC_EINTERNAL, || {
         let _ = alignmode;
         // SAFETY: NULL or NUL-terminated.
