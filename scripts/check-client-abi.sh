@@ -36,7 +36,8 @@ trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/pending"
 [ -f "$pending" ] && grep -v '^#' "$pending" | sort -u >"$tmp/pending"
 
-nm -D --defined-only "$lib" | awk '{print $3}' | sort -u >"$tmp/ours"
+nm -D --defined-only "$lib" >"$tmp/nm"
+awk '{print $3}' "$tmp/nm" | sort -u >"$tmp/ours"
 
 # --- 1. ldd -r on every client ------------------------------------------------
 clients=(
@@ -80,7 +81,7 @@ for list in "$data"/client-*.txt "$data"/libnetcdf19-public.txt "$data"/netcdf-c
     fi
 done
 for d in ncerr ncopts; do
-    if ! nm -D --defined-only "$lib" | grep -qE " [BDbd] $d\$"; then
+    if ! grep -qE " [BDbd] $d\$" "$tmp/nm"; then
         echo "check-client-abi: FAIL: $d is not exported as a data object"
         fail=1
     fi
