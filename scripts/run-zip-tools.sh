@@ -29,10 +29,10 @@ fail=0
 pass() { echo "PASS $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
-probe_err="$(ncgen -k nczarr -o "file://$work/probe.zarr#mode=nczarr,file" \
+probe_err="$(ncgen -k nc4 -o "file://$work/probe.zarr#mode=nczarr,file" \
     "$root/testdata/fixtures/nczarr_zip/source.cdl" 2>&1 >/dev/null)" && probe=ok || probe=failed
 if [ "$probe" = ok ]; then
-    gen=(ncgen -k nczarr)
+    gen=(ncgen -k nc4)
     cdl="$root/testdata/fixtures/nczarr_zip/source.cdl"
 elif ! grep -qE 'symbol lookup error|error while loading shared libraries' <<<"$probe_err"; then
     echo "FAIL ncgen does not write a directory dataset: $probe_err"

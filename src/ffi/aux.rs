@@ -825,23 +825,27 @@ pub unsafe extern "C" fn ncaux_end_compound(tag: *mut c_void, xtypeid: *mut c_in
         }
         let total = offset.div_ceil(max_align) * max_align;
         let mut id = 0;
-        let st = nc_def_compound(c.ncid, total, c.name.as_ptr(), &mut id);
+        // SAFETY: the name is NUL-terminated and owned by the builder; id is a local.
+        let st = unsafe { nc_def_compound(c.ncid, total, c.name.as_ptr(), &mut id) };
         if st != NC_NOERR {
             return st;
         }
         for (f, &off) in c.fields.iter().zip(&offsets) {
+            // SAFETY: names NUL-terminated and dims valid, owned by the builder.
             let st = if f.dims.is_empty() {
-                nc_insert_compound(c.ncid, id, f.name.as_ptr(), off, f.xtype)
+                unsafe { nc_insert_compound(c.ncid, id, f.name.as_ptr(), off, f.xtype) }
             } else {
-                nc_insert_array_compound(
-                    c.ncid,
-                    id,
-                    f.name.as_ptr(),
-                    off,
-                    f.xtype,
-                    f.dims.len() as c_int,
-                    f.dims.as_ptr(),
-                )
+                unsafe {
+                    nc_insert_array_compound(
+                        c.ncid,
+                        id,
+                        f.name.as_ptr(),
+                        off,
+                        f.xtype,
+                        f.dims.len() as c_int,
+                        f.dims.as_ptr(),
+                    )
+                }
             };
             if st != NC_NOERR {
                 return st;
