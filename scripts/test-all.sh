@@ -10,7 +10,6 @@
 #   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
 #   6. the client ABI: scripts/check-client-abi.sh (Debian's ncdump, ncgen,
 #      ncgen3, nccopy, libnetcdff and python3-netcdf4 load with no undefined
-#      symbol; export list vs testdata/abi), scripts/run-tools-nczarr.sh
 #      (ncgen -> ncdump -> nccopy round trip), scripts/run-fortran-tests.sh
 #      (F90 and F77 programs through Debian's libnetcdff),
 #      scripts/run-python-debian.sh (Debian's python3-netcdf4)
@@ -65,7 +64,6 @@ run_test "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.sh
 run_test "export signatures vs include/" bash scripts/check-exports.sh
 
 run_test "client ABI (ldd -r, export lists)" bash scripts/check-client-abi.sh build/lib
-run_test "ncgen/ncdump/nccopy on NCZarr" bash scripts/run-tools-nczarr.sh build/lib
 run_test "Fortran (F90, F77) via Debian's libnetcdff" bash scripts/run-fortran-tests.sh build/lib
 run_test "Debian python3-netcdf4" bash scripts/run-python-debian.sh build/lib
 
