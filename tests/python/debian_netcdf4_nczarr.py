@@ -118,6 +118,28 @@ def main():
         check(list(g2["b"][:]) == [-128, -1, 0, 1, 2, 127], "byte values")
         check(g2.path == "/sub/deeper", f"group path {g2.path}")
 
+    # a netCDF-4 file in the same process goes to the system libnetcdf
+    # (delegation), while the Zarr dataset stays open beside it
+    nc_path = os.path.join(scratch, "beside.nc")
+    with netCDF4.Dataset(nc_path, "w", format="NETCDF4") as nc:
+        nc.createDimension("x", 3)
+        v = nc.createVariable("v", "i4", ("x",), zlib=True)
+        v[:] = [4, 5, 6]
+        nc.title = "hdf5 beside zarr"
+        nc.createGroup("g").createVariable("s", str, ("x",))[:] = np.array(["a", "bb", "ccc"], dtype=object)
+    with netCDF4.Dataset(url, "r") as zds, netCDF4.Dataset(nc_path, "r") as nc:
+        check(nc.data_model == "NETCDF4", f"delegated data model {nc.data_model}")
+        check(list(nc["v"][:]) == [4, 5, 6], "delegated values")
+        check(nc["v"].filters().get("zlib") is True, "delegated filters")
+        check(nc.title == "hdf5 beside zarr", "delegated attribute")
+        check(list(nc.groups["g"]["s"][:]) == ["a", "bb", "ccc"], "delegated group strings")
+        check("t" in zds.variables, "the Zarr dataset beside it")
+    with netCDF4.Dataset(os.path.join(scratch, "classic.nc"), "w", format="NETCDF3_CLASSIC") as nc:
+        nc.createDimension("n", 2)
+        nc.createVariable("h", "i2", ("n",))[:] = [7, 8]
+    with netCDF4.Dataset(os.path.join(scratch, "classic.nc")) as nc:
+        check(nc.file_format == "NETCDF3_CLASSIC" and list(nc["h"][:]) == [7, 8], "delegated classic file")
+
     # errors come back as exceptions with netcdf-c's messages
     try:
         netCDF4.Dataset(f"file://{scratch}/missing.zarr#mode=nczarr,file", "r")
