@@ -16,6 +16,9 @@
  * With env NCZ_TEST_S3_URL set (e.g. http://127.0.0.1:17480/bucket/run1), they
  * are <that URL>/<prog>_<name>.zarr#mode=<mode>,s3 instead: the same tests
  * then run over S3 (the `s3` CTest label).
+ * Env NCZ_TEST_STORAGE=zip stores every dataset in a zip archive instead:
+ * file://<dir>/<prog>_<name>.zip#mode=<mode>,zip (CTest runs each program
+ * once per storage kind, labels `file` and `zip`).
  *
  * Output: one line per failed check ("FAIL file:line: ..."), one line per test
  * function ("PASS file:line name" / "FAIL file:line name") and a summary line.
@@ -210,6 +213,13 @@ static inline void nct_rmtree(const char *path)
     nftw(path, nct_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Whether datasets live in zip archives (env NCZ_TEST_STORAGE=zip). */
+static inline int nct_zip(void)
+{
+    const char *s = getenv("NCZ_TEST_STORAGE");
+    return s != NULL && strcmp(s, "zip") == 0;
+}
+
 /* Filesystem path of dataset `name`. The first time a name is seen, anything
  * left there by an earlier run is removed and the path is recorded for
  * cleanup at nct_finish(). */
@@ -218,7 +228,8 @@ static inline const char *nct_path(const char *name)
     static char buf[NCT_MAXPATH];
     int i;
     const char *s3 = nct_s3();
-    int n = snprintf(buf, sizeof buf, "%s/%s_%s.zarr", s3 ? s3 : nct_dir, nct_prog, name);
+    int n = s3 ? snprintf(buf, sizeof buf, "%s/%s_%s.zarr", s3, nct_prog, name)
+               : snprintf(buf, sizeof buf, "%s/%s_%s.%s", nct_dir, nct_prog, name, nct_zip() ? "zip" : "zarr");
     if (n < 0 || (size_t)n >= sizeof buf) {
         fprintf(stderr, "nctest: dataset path too long\n");
         exit(2);
@@ -237,7 +248,8 @@ static inline const char *nct_path(const char *name)
 }
 
 /* URL of dataset `name` with the given mode list, e.g. "nczarr,file". The
- * result stays valid for the next 15 calls. */
+ * result stays valid for the next 15 calls. With NCZ_TEST_STORAGE=zip a
+ * mode list ending in ",file" ends in ",zip" instead. */
 static inline const char *nct_url_mode(const char *name, const char *mode)
 {
     static char ring[16][NCT_MAXPATH + 64];
@@ -255,7 +267,14 @@ static inline const char *nct_url_mode(const char *name, const char *mode)
             snprintf(m + (file - m), sizeof m - (size_t)(file - m), "s3");
         n = snprintf(buf, sizeof ring[0], "%s#mode=%s", nct_path(name), m);
     } else {
-        n = snprintf(buf, sizeof ring[0], "file://%s#mode=%s", nct_path(name), m);
+        size_t ml = strlen(mode);
+        int keep = (int)ml;
+        const char *store = "";
+        if (nct_zip() && ml >= 5 && strcmp(mode + ml - 5, ",file") == 0) {
+            keep = (int)ml - 5;
+            store = ",zip";
+        }
+        n = snprintf(buf, sizeof ring[0], "file://%s#mode=%.*s%s", nct_path(name), keep, mode, store);
     }
     if (n < 0 || (size_t)n >= sizeof ring[0]) {
         fprintf(stderr, "nctest: URL too long\n");

@@ -8,6 +8,8 @@
 #                    under $VENV or /tmp/venv)
 #      NCZ_REF_INCLUDE  dir with netcdf.h (default /usr/include)
 #      BUILD_DIR     build dir (default target/ctests-reference)
+# Only the `file` label runs: the wheel's netcdf-c is built without zip (and
+# S3) storage, so the `zip` runs would only show NC_ENOTBUILT.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${VENV:-${NCZ_VENV:-/tmp/venv}}"
@@ -28,4 +30,4 @@ build="${BUILD_DIR:-$root/target/ctests-reference}"
 cmake -S "$root/ctests" -B "$build" -DNCZ_TEST_LIB="$lib" -DNCZ_TEST_INCLUDE="$inc" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 cd "$build"
-NCZ_REFERENCE=1 ctest --output-on-failure -j "$(nproc)" "$@"
+NCZ_REFERENCE=1 ctest -L '^file$' --output-on-failure -j "$(nproc)" "$@"

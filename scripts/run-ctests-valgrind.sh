@@ -15,10 +15,12 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 pass=0
 fail=0
+# Each program once per local storage kind (directory and zip archive).
+for storage in file zip; do
 for t in "$build"/ctests/t_*; do
     [ -x "$t" ] || continue
-    name="$(basename "$t")"
-    if NCZ_TEST_DIR="$scratch/$name" valgrind -q --error-exitcode=99 --leak-check=full \
+    name="$(basename "$t").$storage"
+    if NCZ_TEST_STORAGE="$storage" NCZ_TEST_DIR="$scratch/$name" valgrind -q --error-exitcode=99 --leak-check=full \
         --errors-for-leak-kinds=definite "$t" >"$scratch/$name.log" 2>&1; then
         echo "PASS $name"
         pass=$((pass + 1))
@@ -27,6 +29,7 @@ for t in "$build"/ctests/t_*; do
         tail -n 40 "$scratch/$name.log"
         fail=$((fail + 1))
     fi
+done
 done
 echo "valgrind: $pass passed, $fail failed"
 [ "$pass" -gt 0 ] && [ "$fail" -eq 0 ]

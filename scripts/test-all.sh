@@ -8,10 +8,15 @@
 #      and the differential tests of the client helpers and time functions
 #      against Debian's netcdf-c 4.9.0
 #   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
-#   6. tests/interop/run.sh                 (if present)
-#   7. tests/s3/run.sh                      (fixtures and Debian's tools through S3)
+#   6. the client ABI: scripts/check-client-abi.sh (Debian's ncdump, ncgen,
+#      ncgen3, nccopy, libnetcdff and python3-netcdf4 load with no undefined
+#      (ncgen -> ncdump -> nccopy round trip), scripts/run-fortran-tests.sh
+#      (F90 and F77 programs through Debian's libnetcdff),
+#      scripts/run-python-debian.sh (Debian's python3-netcdf4)
+#   7. tests/interop/run.sh                 (if present)
+#   8. tests/s3/run.sh                      (fixtures and Debian's tools through S3)
 # A radosgw S3 server (scripts/s3-server.sh) runs on loopback for the whole
-# run, so cargo test, CTest (label s3) and step 7 include S3; NCZ_S3=0 skips it.
+# run, so cargo test, CTest (label s3) and step 8 include S3; NCZ_S3=0 skips it.
 # A failing build stops the run; the test steps all run, and the script exits
 # non-zero when any of them failed.
 #
@@ -74,6 +79,10 @@ run_test "client helpers vs netcdf-c 4.9.0" bash scripts/run-client-ctest.sh
 run_test "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.sh
 
 run_test "export signatures vs include/" bash scripts/check-exports.sh
+
+run_test "client ABI (ldd -r, export lists)" bash scripts/check-client-abi.sh build/lib
+run_test "Fortran (F90, F77) via Debian's libnetcdff" bash scripts/run-fortran-tests.sh build/lib
+run_test "Debian python3-netcdf4" bash scripts/run-python-debian.sh build/lib
 
 if [ -f scripts/check-headers.sh ]; then
     run_test check-headers bash scripts/check-headers.sh

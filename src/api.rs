@@ -12,6 +12,7 @@ use crate::handles;
 use crate::model::{Att, AttValue, Dataset, Flavor, Group};
 use crate::storage::Store;
 use crate::storage::file::FileStore;
+use crate::storage::zip::ZipStore;
 use crate::types::{NC_GLOBAL, NcType};
 use crate::url::{self, Location, StoreKind, Target};
 
@@ -51,20 +52,20 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
             };
             Ok(Arc::new(s))
         }
+        StoreKind::Zip => {
+            let p = Path::new(&loc.path);
+            let s = match create {
+                Some(noclobber) => ZipStore::create(p, noclobber)?,
+                None => ZipStore::open(p, writable)?,
+            };
+            Ok(Arc::new(s))
+        }
         StoreKind::S3 => Ok(Arc::new(crate::storage::s3::open_url(
             &loc.path,
             &loc.fragment,
             create,
             writable,
         )?)),
-        StoreKind::Zip => {
-            crate::nclog!(
-                crate::log::Level::Error,
-                "{}: zip storage is not built yet",
-                loc.original
-            );
-            Err(NcError::NotBuilt)
-        }
     }
 }
 

@@ -53,19 +53,25 @@ fn child(url: &str) -> ! {
 
 #[test]
 fn killed_writer_keeps_what_was_synced() {
+    kill_rounds("killed_writer_keeps_what_was_synced", "zarr", "file");
+}
+
+/// The same over zip storage: an update is a new archive renamed over the old
+/// one at nc_sync, so a kill leaves the archive of the last sync.
+#[test]
+fn killed_zip_writer_keeps_what_was_synced() {
+    kill_rounds("killed_zip_writer_keeps_what_was_synced", "zip", "zip");
+}
+
+fn kill_rounds(test: &str, ext: &str, storage: &str) {
     if let Ok(url) = std::env::var("NCZ_KILL9_CHILD") {
         child(&url);
     }
     let dir = tempfile::tempdir().unwrap();
     for round in 0..4 {
-        let url = format!("file://{}/k{round}.zarr#mode=nczarr,file", dir.path().display());
+        let url = format!("file://{}/k{round}.{ext}#mode=nczarr,{storage}", dir.path().display());
         let mut kid = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "killed_writer_keeps_what_was_synced",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
             .env("NCZ_KILL9_CHILD", &url)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -398,11 +398,26 @@ fn dataset_close_reports_failed_writes() {
         common::check(nc_put_var_int(ncid, var, data.as_ptr()));
         common::check(nc_close(ncid));
 
-        // Second session: new data, then the server fails for good.
+        // Second session: the server fails for good, then new data. The
+        // write (chunks may be stored at once or at close) is reported failed
+        // by the put or by the close, never by neither.
         common::check(nc_open(url.as_ptr(), 1, &mut ncid));
         let newer: Vec<i32> = (0..100).map(|i| -i).collect();
-        common::check(nc_put_var_int(ncid, var, newer.as_ptr()));
         proxy.set(Fault::Status(500, usize::MAX));
+        let rc_put = timed(Duration::from_secs(60), || nc_put_var_int(ncid, var, newer.as_ptr()));
+        let rc_close = timed(Duration::from_secs(60), || nc_close(ncid));
+        assert!(
+            rc_put == NcError::S3.code() || rc_close == NcError::S3.code(),
+            "put {rc_put}, close {rc_close}: a failed write must be reported"
+        );
+        proxy.set(Fault::Pass);
+
+        // New metadata that cannot be written: the close says so.
+        let mut w = 0;
+        common::check(nc_open(url.as_ptr(), 1, &mut ncid));
+        common::check(nc_redef(ncid));
+        common::check(nc_def_var(ncid, name("w").as_ptr(), 4, 1, &dim, &mut w));
+        proxy.set(Fault::Status(503, usize::MAX));
         let rc = timed(Duration::from_secs(60), || nc_close(ncid));
         assert_eq!(rc, NcError::S3.code(), "a failed close is reported");
         proxy.set(Fault::Pass);

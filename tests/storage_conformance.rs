@@ -1,15 +1,17 @@
-//! One conformance suite for every `Store` backend, plus tests of what only
-//! the file store can meet (links, FIFOs, permissions, dataset creation).
+//! One conformance suite for every `Store` backend (file, memory, zip, and zip
+//! reopened from disk after every change), plus tests of what only the file
+//! store can meet (links, FIFOs, permissions, dataset creation).
 
 use std::fs;
-use std::path::Path;
-use std::sync::mpsc;
+use std::path::{Path, PathBuf};
+use std::sync::{RwLock, mpsc};
 use std::time::Duration;
 
-use netcdf::error::NcError;
+use netcdf::error::{NcError, NcResult};
 use netcdf::storage::file::FileStore;
 use netcdf::storage::memory::MemoryStore;
-use netcdf::storage::{Key, Store};
+use netcdf::storage::zip::ZipStore;
+use netcdf::storage::{Capabilities, Key, Store};
 
 fn k(s: &str) -> Key {
     Key::new(s).expect("valid key")
@@ -334,6 +336,69 @@ fn memory_store() -> (Box<dyn Store>, ()) {
 
 conformance_suite!(file, file_store());
 conformance_suite!(memory, memory_store());
+conformance_suite!(zip, zip_store());
+conformance_suite!(zip_reopened, zip_reopened_store());
+
+fn zip_store() -> (Box<dyn Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ZipStore::create(&dir.path().join("ds.zip"), true).unwrap();
+    (Box::new(store), dir)
+}
+
+fn zip_reopened_store() -> (Box<dyn Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ds.zip");
+    let store = ZipStore::create(&path, true).unwrap();
+    store.flush().unwrap();
+    let store = RwLock::new(ZipStore::open(&path, true).unwrap());
+    (Box::new(ReopenedZip { path, store }), dir)
+}
+
+/// The zip store flushed, dropped and opened again from disk after every
+/// change: the suite then checks what the archive holds, not what the store
+/// remembers.
+#[derive(Debug)]
+struct ReopenedZip {
+    path: PathBuf,
+    store: RwLock<ZipStore>,
+}
+
+impl ReopenedZip {
+    fn change(&self, f: impl FnOnce(&ZipStore) -> NcResult<()>) -> NcResult<()> {
+        let mut guard = self.store.write().unwrap();
+        let r = f(&guard);
+        guard.flush().unwrap();
+        *guard = ZipStore::open(&self.path, true).unwrap();
+        r
+    }
+}
+
+impl Store for ReopenedZip {
+    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+        self.store.read().unwrap().get(key, max_len)
+    }
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+        self.store.read().unwrap().get_range(key, offset, len)
+    }
+    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+        self.store.read().unwrap().len(key)
+    }
+    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+        self.change(|s| s.put(key, data))
+    }
+    fn delete(&self, key: &Key) -> NcResult<()> {
+        self.change(|s| s.delete(key))
+    }
+    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+        self.store.read().unwrap().list(prefix)
+    }
+    fn flush(&self) -> NcResult<()> {
+        self.store.read().unwrap().flush()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.store.read().unwrap().capabilities()
+    }
+}
 
 // ---------------------------------------------------------------------------
 // FileStore only.

@@ -144,17 +144,23 @@ impl ChunkCache {
         Some(e.data)
     }
 
-    /// Take copies of all dirty chunks, marking them clean.
-    pub fn take_dirty(&mut self) -> Vec<(Vec<u64>, ChunkData)> {
-        let mut out = Vec::new();
-        for (k, e) in self.entries.iter_mut() {
-            if e.dirty {
-                e.dirty = false;
-                out.push((k.clone(), e.data.clone()));
-            }
-        }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
+    /// Keys of the dirty chunks, sorted (their data stays in place: see `peek`).
+    pub fn dirty_keys(&self) -> Vec<Vec<u64>> {
+        let mut out: Vec<Vec<u64>> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.dirty)
+            .map(|(k, _)| k.clone())
+            .collect();
+        out.sort();
         out
+    }
+
+    /// Mark a chunk clean (it was written).
+    pub fn clear_dirty(&mut self, key: &[u64]) {
+        if let Some(e) = self.entries.get_mut(key) {
+            e.dirty = false;
+        }
     }
 
     /// Mark a chunk dirty again (after a failed write).

@@ -315,6 +315,22 @@ impl ChunkSpec {
         }
     }
 
+    /// Encode one chunk and store it. Bytes that need no transformation
+    /// (no codec, native byte order, C order) are stored as they are.
+    fn store_chunk(&self, store: &dyn Store, idx: &[u64], data: &ChunkData) -> NcResult<()> {
+        let key = self.key(idx)?;
+        if let ChunkData::Bytes(b) = data
+            && self.ty != NcType::String
+            && self.reads_in_place(self.ty)
+        {
+            return store.put(&key, b);
+        }
+        let raw = self.encode(data)?;
+        let r = store.put(&key, &raw);
+        buffers::give(raw);
+        r
+    }
+
     fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
         if self.has_codecs {
             return Err(NcError::NoFilter);
@@ -698,16 +714,15 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
             recycle(d);
         }
     }
-    let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> {
-        let raw = spec.encode(data)?;
-        let r = store.put(&spec.key(idx)?, &raw);
-        buffers::give(raw);
-        r
-    };
+    let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> { spec.store_chunk(store, idx, data) };
     let r = if dirty.len() > 1 && store.concurrent_requests() {
-        let encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)> =
-            POOL.install(|| dirty.par_iter().map(|(idx, d)| (idx.clone(), spec.encode(d))).collect());
-        put_encoded(spec, store, encoded).into_iter().try_for_each(|(_, r)| r)
+        let encoded: Vec<NcResult<(Key, Vec<u8>)>> = POOL.install(|| {
+            dirty
+                .par_iter()
+                .map(|(idx, d)| Ok((spec.key(idx)?, spec.encode(d)?)))
+                .collect()
+        });
+        put_encoded(store, encoded).into_iter().collect()
     } else if dirty.len() > 1 {
         POOL.install(|| dirty.par_iter().try_for_each(put))
     } else {
@@ -831,6 +846,9 @@ pub fn get_vars(
     }
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
+
+/// A chunk's index and the segments of a write inside it.
+type WriteWork = (Vec<u64>, Vec<Seg>);
 
 /// A chunk's index and the runs of a read inside it.
 type ChunkWork = (Vec<u64>, Vec<Run>);
@@ -1075,6 +1093,25 @@ pub fn put_vars(
     let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
     let mut range_err = false;
     for batch in work.chunks(per_batch) {
+        // Chunks this write covers completely and that are not cached are
+        // built from the caller's values and stored at once, on the pool,
+        // without passing through the cache (strings excepted: their stored
+        // width is settled when the first chunk is written).
+        let (whole, batch): (Vec<&WriteWork>, Vec<&WriteWork>) = batch.iter().partition(|(idx, segs)| {
+            spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
+        });
+        if !whole.is_empty() {
+            let results = run_jobs(whole, |(idx, segs)| {
+                store_whole_chunk(&spec, store.as_ref(), &sel, &src, &shape, idx, segs)
+            });
+            var.chunks_on_disk = true;
+            if var.stored_key.is_none() {
+                var.stored_key = Some(spec.prefix.clone());
+            }
+            for r in results {
+                range_err |= r?;
+            }
+        }
         // Chunks partly overwritten and not cached must be read first: in parallel.
         let need_load: Vec<&Vec<u64>> = batch
             .iter()
@@ -1082,12 +1119,8 @@ pub fn put_vars(
             .map(|(idx, _)| idx)
             .collect();
         let prefetched = prefetch(&spec, store.as_ref(), need_load.iter().copied(), &var.cache)?;
-        let loaded: Vec<NcResult<ChunkData>> = POOL.install(|| {
-            need_load
-                .par_iter()
-                .map(|k| load_with(&spec, store.as_ref(), &prefetched, k))
-                .collect()
-        });
+        let loaded: Vec<NcResult<ChunkData>> =
+            run_jobs(need_load.clone(), |k| load_with(&spec, store.as_ref(), &prefetched, k));
         let mut loaded_by_key = std::collections::HashMap::new();
         for (k, r) in need_load.into_iter().zip(loaded) {
             loaded_by_key.insert(k.clone(), r?);
@@ -1105,24 +1138,20 @@ pub fn put_vars(
             jobs.push((idx.clone(), segs, data));
         }
         // Convert the caller's values into the chunks on the pool.
-        let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = POOL.install(|| {
-            jobs.into_par_iter()
-                .map(|(idx, segs, mut data)| {
-                    let mut scratch = Vec::new();
-                    let mut range = false;
-                    let r = for_each_run(&sel, segs, |run| {
-                        match copy_in(&src, &mut data, ft, run, &mut scratch) {
-                            Err(NcError::Range) => {
-                                range = true;
-                                Ok(())
-                            }
-                            r => r,
-                        }
-                    });
-                    let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
-                    (idx, data, r)
-                })
-                .collect()
+        let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = run_jobs(jobs, |(idx, segs, mut data)| {
+            let mut scratch = Vec::new();
+            let mut range = false;
+            let r = for_each_run(&sel, segs, |run| {
+                match copy_in(&src, &mut data, ft, run, &mut scratch) {
+                    Err(NcError::Range) => {
+                        range = true;
+                        Ok(())
+                    }
+                    r => r,
+                }
+            });
+            let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
+            (idx, data, r)
         });
         let mut evicted = Vec::new();
         let mut failure = None;
@@ -1145,94 +1174,175 @@ pub fn put_vars(
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
 
-/// Store encoded chunks with one `put_many`; a chunk that failed to encode
-/// keeps its error. Buffers go back to the pool.
-fn put_encoded(
-    spec: &ChunkSpec,
-    store: &dyn Store,
-    encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)>,
-) -> Vec<(Vec<u64>, NcResult<()>)> {
-    let mut results: Vec<(Vec<u64>, NcResult<()>)> = Vec::with_capacity(encoded.len());
+/// Store encoded objects with one `put_many` (an object that failed to
+/// encode keeps its error); one result per object. Buffers go back to the pool.
+fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<(Key, Vec<u8>)>>) -> Vec<NcResult<()>> {
+    let mut results: Vec<NcResult<()>> = Vec::with_capacity(encoded.len());
     let mut objs: Vec<(Key, Vec<u8>)> = Vec::new();
     let mut slots: Vec<usize> = Vec::new();
-    for (idx, r) in encoded {
-        match r.and_then(|raw| Ok((spec.key(&idx)?, raw))) {
+    for r in encoded {
+        match r {
             Ok(obj) => {
                 slots.push(results.len());
                 objs.push(obj);
-                results.push((idx, Ok(())));
+                results.push(Ok(()));
             }
-            Err(e) => results.push((idx, Err(e))),
+            Err(e) => results.push(Err(e)),
         }
     }
     for (slot, r) in slots.into_iter().zip(store.put_many(&objs)) {
-        results[slot].1 = r;
+        results[slot] = r;
     }
     objs.into_iter().for_each(|(_, raw)| buffers::give(raw));
     results
 }
 
+/// Store one chunk that a write covers completely. Values stored exactly as
+/// the caller holds them go from caller memory to storage in one gathered
+/// write; others are converted into a chunk buffer first. Returns whether some
+/// value was out of range for the file type (stored anyway, as netcdf-c does).
+fn store_whole_chunk(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    sel: &Selection,
+    src: &MemIn<'_>,
+    shape: &[usize],
+    idx: &[u64],
+    segs: &[Seg],
+) -> NcResult<bool> {
+    let in_bounds = idx
+        .iter()
+        .zip(&spec.chunk)
+        .zip(shape)
+        .all(|((&i, &c), &n)| (i as usize + 1) * c <= n);
+    if let MemIn::Num { ty, data } = src
+        && in_bounds
+        && spec.reads_in_place(*ty)
+    {
+        let es = ty.size();
+        let mut parts: Vec<(usize, &[u8])> = Vec::new();
+        for_each_run(sel, segs, |r| {
+            if r.step != 1 {
+                return Err(NcError::Internal);
+            }
+            parts.push((r.chunk, &data[r.out * es..(r.out + r.len) * es]));
+            Ok(())
+        })?;
+        parts.sort_unstable_by_key(|p| p.0);
+        let slices: Vec<&[u8]> = parts.into_iter().map(|p| p.1).collect();
+        return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
+    }
+    let mut data = spec.fill_chunk()?;
+    let mut scratch = Vec::new();
+    let mut range = false;
+    let r = for_each_run(sel, segs, |run| {
+        match copy_in(src, &mut data, spec.ty, run, &mut scratch) {
+            Err(NcError::Range) => {
+                range = true;
+                Ok(())
+            }
+            r => r,
+        }
+    })
+    .and_then(|()| spec.store_chunk(store, idx, &data));
+    recycle(data);
+    r.map(|()| range)
+}
+
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
     let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
+    let threads = POOL.current_num_threads().max(1);
     if objs.len() > 1 && store.concurrent_requests() {
         store.put_many(&objs).into_iter().collect()
-    } else if objs.len() > 1 {
-        POOL.install(|| objs.par_iter().try_for_each(put))
+    } else if objs.len() > 1 && threads > 1 {
+        // A few large tasks per thread: one small object per task would spend
+        // more time waking threads than writing.
+        let per_task = objs.len().div_ceil(threads * 4).max(1);
+        POOL.install(|| objs.par_chunks(per_task).try_for_each(|c| c.iter().try_for_each(put)))
     } else {
         objs.iter().try_for_each(put)
     }
 }
 
-/// Encode and store every dirty chunk of every variable, in parallel.
+/// Encode and store every dirty chunk of every variable, in parallel: the
+/// chunks of all variables go to the pool together (a dataset of many small
+/// variables has one chunk each). Chunks are encoded from where they sit in
+/// the cache, never copied first.
 pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();
+    // (group, variable, its chunk spec, its dirty chunks' keys)
+    let mut work: Vec<(usize, usize, ChunkSpec, Vec<Vec<u64>>)> = Vec::new();
     for g in 0..ds.groups.len() {
         for vi in 0..ds.groups[g].vars.len() {
-            if !ds.groups[g].vars[vi].cache.has_dirty() {
+            let var = &ds.groups[g].vars[vi];
+            if !var.cache.has_dirty() {
                 continue;
             }
-            let spec = ChunkSpec::of(ds, g, &ds.groups[g].vars[vi]);
-            let dirty = ds.groups[g].vars[vi].cache.take_dirty();
-            let results: Vec<(Vec<u64>, NcResult<()>)> = if store.concurrent_requests() {
-                // Encode on the pool, then one concurrent batch of PUTs.
-                let encoded: Vec<(Vec<u64>, NcResult<Vec<u8>>)> =
-                    POOL.install(|| dirty.par_iter().map(|(idx, d)| (idx.clone(), spec.encode(d))).collect());
-                put_encoded(&spec, store.as_ref(), encoded)
-            } else {
-                POOL.install(|| {
-                    dirty
+            work.push((g, vi, ChunkSpec::of(ds, g, var), var.cache.dirty_keys()));
+        }
+    }
+    if work.is_empty() {
+        return Ok(());
+    }
+    let jobs: Vec<(usize, usize)> = work
+        .iter()
+        .enumerate()
+        .flat_map(|(w, (_, _, _, d))| (0..d.len()).map(move |c| (w, c)))
+        .collect();
+    let results: Vec<NcResult<()>> = {
+        let ds: &Dataset = ds;
+        let put = |&(w, c): &(usize, usize)| -> NcResult<()> {
+            let (g, vi, spec, keys) = &work[w];
+            let data = ds.groups[*g].vars[*vi].cache.peek(&keys[c]).ok_or(NcError::Internal)?;
+            spec.store_chunk(store.as_ref(), &keys[c], data)
+        };
+        if jobs.len() > 1 && store.concurrent_requests() {
+            // Encode on the pool, then concurrent batches of PUTs (bounded
+            // memory: 256 encoded chunks at a time).
+            let mut out = Vec::with_capacity(jobs.len());
+            for batch in jobs.chunks(256) {
+                let encoded: Vec<NcResult<(Key, Vec<u8>)>> = POOL.install(|| {
+                    batch
                         .par_iter()
-                        .map(|(idx, data)| {
-                            let r = spec.encode(data).and_then(|raw| {
-                                let r = store.put(&spec.key(idx)?, &raw);
-                                buffers::give(raw);
-                                r
-                            });
-                            (idx.clone(), r)
+                        .map(|&(w, c)| {
+                            let (g, vi, spec, keys) = &work[w];
+                            let data = ds.groups[*g].vars[*vi].cache.peek(&keys[c]).ok_or(NcError::Internal)?;
+                            Ok((spec.key(&keys[c])?, spec.encode(data)?))
                         })
                         .collect()
-                })
-            };
-            dirty.into_iter().for_each(|(_, d)| recycle(d));
-            let var = &mut ds.groups[g].vars[vi];
-            let mut first_err = None;
-            for (idx, r) in results {
-                if let Err(e) = r {
-                    var.cache.mark_dirty(&idx);
-                    first_err.get_or_insert(e);
-                }
+                });
+                out.extend(put_encoded(store.as_ref(), encoded));
             }
-            var.chunks_on_disk = true;
-            if var.stored_key.is_none() {
-                var.stored_key = Some(spec.prefix.clone());
-            }
-            if let Some(e) = first_err {
-                return Err(e);
+            out
+        } else if jobs.len() == 1 {
+            jobs.iter().map(put).collect()
+        } else {
+            let per_task = jobs.len().div_ceil(POOL.current_num_threads().max(1) * 8).max(1);
+            POOL.install(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
+        }
+    };
+    let mut first_err = None;
+    for (&(w, c), r) in jobs.iter().zip(results) {
+        let (g, vi, _, keys) = &work[w];
+        match r {
+            Ok(()) => ds.groups[*g].vars[*vi].cache.clear_dirty(&keys[c]),
+            Err(e) => {
+                first_err.get_or_insert(e);
             }
         }
     }
-    Ok(())
+    for (g, vi, spec, _) in work {
+        let var = &mut ds.groups[g].vars[vi];
+        var.chunks_on_disk = true;
+        if var.stored_key.is_none() {
+            var.stored_key = Some(spec.prefix.clone());
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Mapped access (nc_get/put_varm): call `f(k, off)` for the k-th value of a

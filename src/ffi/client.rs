@@ -10,7 +10,8 @@
 //! Memory handed to C is allocated with libc `malloc`, so callers release it
 //! with `free` as they would with netcdf-c. The C-variadic `nclog`/`ncvlog` are
 //! in `c/varargs.c` (stable Rust cannot define a C-variadic function); they call
-//! back into `nczarr_log_*` below.
+//! back into the `log_*` functions below through a hidden table that a
+//! constructor fills in at load time (so nothing internal is exported).
 //!
 //! Where netcdf-c 4.9.0 crashes (NULL arguments, `ncuriappendfragmentkey` on a
 //! URL without fragment, `nc__testurl` on a URL without path) these return an
@@ -212,8 +213,7 @@ pub extern "C" fn ncsetlogging(tf: c_int) -> c_int {
 /// Called by `ncvlog` (c/varargs.c) first: an error (tag NCLOGERR = 2) switches
 /// logging on, as netcdf-c does, and returns the previous state; other tags
 /// return -1.
-#[unsafe(no_mangle)]
-pub extern "C" fn nczarr_log_begin(tag: c_int) -> c_int {
+extern "C" fn log_begin(tag: c_int) -> c_int {
     catch(-1, || {
         if tag == 2 {
             c_int::from(crate::log::set_enabled(true))
@@ -224,8 +224,7 @@ pub extern "C" fn nczarr_log_begin(tag: c_int) -> c_int {
 }
 
 /// Whether `ncvlog` should format and print its message.
-#[unsafe(no_mangle)]
-pub extern "C" fn nczarr_log_enabled() -> c_int {
+extern "C" fn log_enabled() -> c_int {
     catch(0, || c_int::from(crate::log::enabled()))
 }
 
@@ -233,14 +232,44 @@ pub extern "C" fn nczarr_log_enabled() -> c_int {
 ///
 /// # Safety
 /// `msg` is NULL or a NUL-terminated string.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn nczarr_log_line(tag: c_int, msg: *const c_char) {
+unsafe extern "C" fn log_line(tag: c_int, msg: *const c_char) {
     catch((), || {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let text = unsafe { cbytes(msg) }.unwrap_or(b"");
         crate::log::c_line(tag, &String::from_utf8_lossy(text));
     })
 }
+
+/// The table `c/varargs.c` calls through (its `struct nczarr_log_hooks`).
+#[repr(C)]
+struct LogHooks {
+    begin: Option<extern "C" fn(c_int) -> c_int>,
+    enabled: Option<extern "C" fn() -> c_int>,
+    line: Option<unsafe extern "C" fn(c_int, *const c_char)>,
+}
+
+unsafe extern "C" {
+    /// Defined (hidden) in c/varargs.c.
+    static mut nczarr_log_hooks: LogHooks;
+}
+
+/// Fill in the hook table; runs once when the library is loaded, before any
+/// caller can reach `nclog`.
+extern "C" fn install_log_hooks() {
+    // SAFETY: runs in the loader's constructor phase, before any other code
+    // of this library, so nothing reads the table concurrently.
+    unsafe {
+        nczarr_log_hooks = LogHooks {
+            begin: Some(log_begin),
+            enabled: Some(log_enabled),
+            line: Some(log_line),
+        };
+    }
+}
+
+#[used]
+#[unsafe(link_section = ".init_array")]
+static INSTALL_LOG_HOOKS: extern "C" fn() = install_log_hooks;
 
 // ---------------------------------------------------------------------------
 // NClist (4.9.0 layout: Debian's ncdump reads `->length` through the

@@ -8,14 +8,18 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::error::{NcError, NcResult};
 
 pub mod att;
+pub mod aux;
 pub mod cdtime;
 pub mod client;
 pub mod data;
 pub mod delegate;
 pub mod file;
+pub mod fortran;
 pub mod meta;
+pub mod misc;
 pub mod usertype;
 pub mod utf16;
+pub mod v2;
 
 pub const NC_NOERR: c_int = 0;
 

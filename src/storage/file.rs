@@ -142,6 +142,25 @@ fn is_tmp_name(name: &str) -> bool {
 /// absent or a directory (a prefix, not an object). Any other kind of file is
 /// an error, detected before opening; the open itself is non-blocking, so even
 /// a FIFO swapped in between the two steps cannot hang us.
+/// Write every part, in order, with vectored writes (at most IOV_MAX
+/// buffers per call), resuming after short writes.
+fn write_all_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    for group in parts.chunks(IOV_MAX) {
+        let mut bufs: Vec<io::IoSlice<'_>> = group.iter().map(|p| io::IoSlice::new(p)).collect();
+        let mut slices: &mut [io::IoSlice<'_>] = &mut bufs;
+        io::IoSlice::advance_slices(&mut slices, 0);
+        while !slices.is_empty() {
+            match file.write_vectored(slices) {
+                Ok(0) => return Err(io::Error::from(ErrorKind::WriteZero)),
+                Ok(n) => io::IoSlice::advance_slices(&mut slices, n),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The most buffers one `preadv` takes (Linux's IOV_MAX).
 const IOV_MAX: usize = 1024;
 
@@ -466,7 +485,7 @@ impl FileStore {
 
     /// Write `data` to a new temporary file in `dir`, synced to disk.
     /// Returns its path; on error nothing is left behind.
-    fn write_temp(dir: &Path, data: &[u8]) -> io::Result<PathBuf> {
+    fn write_temp(dir: &Path, data: &[&[u8]]) -> io::Result<PathBuf> {
         let pid = std::process::id();
         let mut last = io::Error::from(ErrorKind::AlreadyExists);
         for _ in 0..16 {
@@ -490,7 +509,7 @@ impl FileStore {
             };
             // Durability comes at flush (one syncfs for everything written);
             // elsewhere than Linux each object is synced here instead.
-            let written = file.write_all(data).and_then(|()| {
+            let written = write_all_parts(&mut file, data).and_then(|()| {
                 if cfg!(target_os = "linux") {
                     Ok(())
                 } else {
@@ -640,6 +659,10 @@ impl Store for FileStore {
     }
 
     fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+        self.put_parts(key, &[data])
+    }
+
+    fn put_parts(&self, key: &Key, data: &[&[u8]]) -> NcResult<()> {
         self.check_writable()?;
         if key.is_root() {
             crate::nclog!(Level::Error, "file store: cannot write an object at the root key");

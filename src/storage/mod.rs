@@ -8,6 +8,7 @@
 pub mod file;
 pub mod memory;
 pub mod s3;
+pub mod zip;
 
 use crate::error::{NcError, NcResult};
 
@@ -113,6 +114,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Write an object, replacing any previous one atomically: a reader sees
     /// the old or the new content, never a mixture, and a crash leaves one of the two.
     fn put(&self, key: &Key, data: &[u8]) -> NcResult<()>;
+
+    /// Write an object given as parts to concatenate (a chunk gathered from
+    /// caller memory), with `put`'s atomicity. By default: joined, then `put`.
+    fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> NcResult<()> {
+        let total = parts
+            .iter()
+            .try_fold(0usize, |a, p| a.checked_add(p.len()))
+            .ok_or(NcError::NoMem)?;
+        let mut joined = Vec::new();
+        joined.try_reserve_exact(total).map_err(|_| NcError::NoMem)?;
+        for p in parts {
+            joined.extend_from_slice(p);
+        }
+        self.put(key, &joined)
+    }
 
     /// Delete an object, or every object below `key` when it is a prefix. Absent is fine.
     fn delete(&self, key: &Key) -> NcResult<()>;

@@ -26,6 +26,9 @@ Check families (name prefixes):
   netCDF4->ours:       netCDF4.Dataset(..., 'w') then ncvals (ours)
   zarr->ours:          zarr-python (zarr_format=2) then ncvals (ours)
   xarray->ours:        Dataset.to_zarr(zarr_format=2, consolidated=True), ncvals
+  ours->ours/M,zip:    ncwrite into a zip archive reads back as the directory
+  ours->zarr/zarr,zip: zarr-python's ZipStore reads our archive
+  zarr->ours/zip:      a zarr-python ZipStore archive reads as its directory
   ref-diff/DATASET:    ncvals on our library against ncvals on netcdf-c 4.10.1
                        for the same dataset (known, deliberate differences are
                        listed in ACCEPTED_DIFFERENCES; known bugs XFAIL)
@@ -1369,10 +1372,10 @@ def zp_arrays():
     return arrays
 
 
-def write_zarr_python():
+def write_zarr_python(store=None):
     import zarr
     path = os.path.join(OPT.work, "zarr-python.zarr")
-    g = zarr.open_group(path, mode="w", zarr_format=2)
+    g = zarr.open_group(path if store is None else store, mode="w", zarr_format=2)
     g.attrs.update(ZP_ATTRS)
     for name, dt, shape, chunks, fill, dims, data, extra in zp_arrays():
         attrs = {"_ARRAY_DIMENSIONS": dims} if dims is not None else {}
@@ -1509,6 +1512,78 @@ def zarr_to_ours():
 
     check("zarr->ours: compressed array gives NC_ENOFILTER, the rest reads", compressed)
 
+
+
+# ----------------------------------------------------------------------------
+# zip storage: ours <-> ours, ours -> zarr-python ZipStore, zarr-python -> ours
+# ----------------------------------------------------------------------------
+
+ZIP_MODES = {"nczarr": "nczarr,zip", "zarr": "zarr,zip"}
+
+
+def zip_interop():
+    import zarr
+    paths = need("ncwrite (ours) in every mode")
+    zips = {}
+    for mode, frag in ZIP_MODES.items():
+        z = os.path.join(OPT.work, f"ours-{mode}.zip")
+
+        def write(z=z, frag=frag, mode=mode):
+            argv = [os.path.join(OPT.bin, "ncwrite"), url(z, frag)]
+            if mode == "nczarr":
+                argv.append("--reopen-append")  # an update of the existing archive
+            run(argv, ENV_OURS, f"ncwrite {frag}")
+            zips[mode] = z
+
+        check(f"ours->ours/{mode},zip: ncwrite into a zip archive", write)
+
+        def same(z=z, frag=frag, mode=mode):
+            assert_same(ncvals(url(paths[mode], MODES[mode])), ncvals(url(z, frag)),
+                        "zip archive vs directory")
+
+        check(f"ours->ours/{mode},zip: reads back exactly as the directory store", same)
+
+    def zp_reads():
+        z = zips.get("zarr")
+        assert z, "no pure-Zarr archive was written"
+        store = zarr.storage.ZipStore(z, mode="r")
+        try:
+            # netcdf-c's layout: everything below the folder named after the archive.
+            g = zarr.open_group(store, path="ours-zarr", mode="r", zarr_format=2)
+            d = zarr.open_group(paths["zarr"], mode="r", zarr_format=2)
+            want = sorted(n for n, _ in d.members(max_depth=None))
+            got = sorted(n for n, _ in g.members(max_depth=None))
+            assert_same(want, got, "members")
+            assert_same(dict(d.attrs), dict(g.attrs), "root attrs")
+            n = 0
+            for name, a in d.members(max_depth=None):
+                b = g[name]
+                assert_same(dict(a.attrs), dict(b.attrs), f"{name} attrs")
+                if isinstance(a, zarr.Array):
+                    assert a.dtype == b.dtype and a.shape == b.shape, f"{name}: dtype/shape"
+                    np.testing.assert_array_equal(a[...], b[...], err_msg=name)
+                    n += 1
+            return f"{n} arrays equal to the directory store's"
+        finally:
+            store.close()
+
+    check("ours->zarr/zarr,zip: zarr-python's ZipStore reads our archive", zp_reads)
+
+    def zp_writes():
+        z = os.path.join(OPT.work, "zarr-python.zip")
+        store = zarr.storage.ZipStore(z, mode="w")
+        try:
+            write_zarr_python(store)
+        finally:
+            store.close()
+        # zarr-python writes at the archive's root, and appends a duplicate
+        # entry for every rewrite (the last one counts).
+        d = need("zarr-python writes Zarr v2")
+        assert_same(ncvals(url(d, "zarr,file")), ncvals(url(z, "zarr,zip")),
+                    "zarr-python zip vs directory")
+
+    check("zarr->ours/zip: a zarr-python ZipStore archive reads as its directory store",
+          zp_writes)
 
 
 # ----------------------------------------------------------------------------
@@ -1856,7 +1931,7 @@ def main():
     setup_step("xarray writes consolidated Zarr v2", write_xarray)
 
     for fn in (ours_to_ours, ours_to_netcdf4, ours_to_zarr, ours_to_xarray,
-               netcdf4_to_ours, zarr_to_ours, xarray_to_ours):
+               netcdf4_to_ours, zarr_to_ours, xarray_to_ours, zip_interop):
         try:
             fn()
         except Exception as e:  # a family that cannot even start

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Every Debian client of libnetcdf.so.19 loads on this library with no
+# undefined symbol, and the export list covers the public API.
+#
+#   1. For ncdump, ncgen, ncgen3, nccopy (netcdf-bin), libnetcdff.so.7
+#      (libnetcdff7) and python3-netcdf4's _netCDF4*.so: `ldd -r` with our
+#      library directory first on LD_LIBRARY_PATH must resolve libnetcdf.so.19
+#      to ours and report no undefined symbol (they are linked BIND_NOW: one
+#      missing name stops the program before main).
+#   2. Our dynamic symbol table (nm -D --defined-only) must contain every name
+#      of testdata/abi/client-*.txt (what each client imports),
+#      libnetcdf19-public.txt (public functions of Debian's libnetcdf.so.19)
+#      and netcdf-c-4.10.1-public.txt (those of netcdf-c 4.10.1); ncerr and
+#      ncopts must be data objects.
+#   3. Nothing else leaks: every exported name is in one of those lists, a
+#      name netcdf-c exports, or one of the few allowed below.
+# Names of testdata/abi/pending-other-branches.txt (implemented on branches
+# not merged yet) are reported but tolerated.
+#
+# Usage: scripts/check-client-abi.sh [LIBDIR]   (default build/lib, else target/release)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+libdir="${1:-}"
+if [ -z "$libdir" ]; then
+    if [ -e build/lib/libnetcdf.so.19 ]; then libdir=build/lib; else libdir=target/release; fi
+fi
+libdir="$(cd "$libdir" && pwd)"
+lib="$libdir/libnetcdf.so.19"
+[ -e "$lib" ] || { echo "check-client-abi: $lib missing (build first)" >&2; exit 2; }
+data=testdata/abi
+pending="$data/pending-other-branches.txt"
+fail=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+touch "$tmp/pending"
+[ -f "$pending" ] && grep -v '^#' "$pending" | sort -u >"$tmp/pending"
+
+nm -D --defined-only "$lib" >"$tmp/nm"
+awk '{print $3}' "$tmp/nm" | sort -u >"$tmp/ours"
+
+# --- 1. ldd -r on every client ------------------------------------------------
+clients=(
+    /usr/bin/ncdump /usr/bin/ncgen /usr/bin/ncgen3 /usr/bin/nccopy
+    /usr/lib/x86_64-linux-gnu/libnetcdff.so.7
+)
+for py in /usr/lib/python3/dist-packages/netCDF4/_netCDF4*.so; do
+    [ -e "$py" ] && clients+=("$py")
+done
+for c in "${clients[@]}"; do
+    if [ ! -e "$c" ]; then
+        echo "check-client-abi: FAIL: client $c not installed (scripts/install-deps.sh)"
+        fail=1
+        continue
+    fi
+    out="$(LD_LIBRARY_PATH="$libdir" ldd -r "$c" 2>&1 || true)"
+    if ! grep -q "libnetcdf.so.19 => $libdir/libnetcdf.so.19" <<<"$out"; then
+        echo "check-client-abi: FAIL: $c does not resolve libnetcdf.so.19 to $libdir"
+        fail=1
+    fi
+    # A Python extension's Py* names come from the interpreter at import.
+    undef="$(grep -o 'undefined symbol: [^ ,]*' <<<"$out" | awk '{print $3}' | grep -Ev '^_?_?Py' | sort -u || true)"
+    bad="$(comm -23 <(printf '%s\n' "$undef" | sed '/^$/d') "$tmp/pending")"
+    tolerated="$(comm -12 <(printf '%s\n' "$undef" | sed '/^$/d') "$tmp/pending")"
+    if [ -n "$bad" ]; then
+        echo "check-client-abi: FAIL: $(basename "$c"): undefined: $(echo $bad)"
+        fail=1
+    else
+        echo "check-client-abi: $(basename "$c"): ldd -r clean${tolerated:+ (pending elsewhere: $(echo $tolerated))}"
+    fi
+done
+
+# --- 2. the reference lists ----------------------------------------------------
+for list in "$data"/client-*.txt "$data"/libnetcdf19-public.txt "$data"/netcdf-c-4.10.1-public.txt; do
+    missing="$(comm -23 <(sort -u "$list") "$tmp/ours" | comm -23 - "$tmp/pending")"
+    if [ -n "$missing" ]; then
+        echo "check-client-abi: FAIL: $(basename "$list"): not exported: $(echo $missing)"
+        fail=1
+    else
+        echo "check-client-abi: $(basename "$list"): all $(sort -u "$list" | wc -l) names exported"
+    fi
+done
+for d in ncerr ncopts; do
+    if ! grep -qE " [BDbd] $d\$" "$tmp/nm"; then
+        echo "check-client-abi: FAIL: $d is not exported as a data object"
+        fail=1
+    fi
+done
+
+# --- 3. nothing internal leaks -------------------------------------------------
+# Beyond the lists: the 4.10 names of renamed helpers, netcdf-c helpers that
+# are exported without a public declaration (records, dispatch-free _ints
+# variants, nclist/ncuri/cdtime/utf8 helpers the tools use), and the
+# declared-but-never-defined ncaux_copy_data pair of 4.10.1's netcdf_aux.h.
+cat "$data"/*.txt | sort -u >"$tmp/known"
+nm -D --defined-only /usr/lib/x86_64-linux-gnu/libnetcdf.so.19 2>/dev/null | awk '{print $3}' >>"$tmp/known" || true
+wheel="${NCZ_VENV:-$HOME/.cache/nczarr-venv}/lib/python3.11/site-packages/netcdf4.libs/libnetcdf-3622e713.so.22"
+[ -e "$wheel" ] && nm -D --defined-only "$wheel" | awk '{print $3}' >>"$tmp/known"
+# H5get_libversion: python3-netcdf4 reaches it through libnetcdf (see README).
+printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion >>"$tmp/known"
+sort -u -o "$tmp/known" "$tmp/known"
+extra="$(comm -23 "$tmp/ours" "$tmp/known")"
+if [ -n "$extra" ]; then
+    echo "check-client-abi: FAIL: exported but unknown to netcdf-c: $(echo $extra)"
+    fail=1
+else
+    echo "check-client-abi: every one of our $(wc -l <"$tmp/ours") exports is a netcdf-c name"
+fi
+
+if [ -s "$tmp/pending" ]; then
+    still="$(comm -23 "$tmp/pending" "$tmp/ours" | wc -l)"
+    echo "check-client-abi: $still name(s) of $pending still to come from other branches"
+fi
+exit $fail
