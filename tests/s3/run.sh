@@ -7,8 +7,9 @@
 #  2. the same for a dataset netCDF4-python (the venv's wheel) writes now;
 #  3. anonymous reads of the public bucket (profile `none`, no keys at all);
 #  4. Debian's `ncgen` writes a dataset into the bucket and `ncdump` reads it
-#     back identical to the CDL round trip through a directory (skipped while
-#     ncgen cannot load this library).
+#     back identical to the CDL round trip through a directory; `nccopy` copies
+#     it out of the bucket into a directory and back into the bucket, unchanged
+#     (skipped while ncgen cannot load this library).
 # Objects are uploaded with curl's own SigV4 signing, not through the library.
 #
 # Usage: tests/s3/run.sh LIBDIR   (LIBDIR holds libnetcdf.so.19, e.g. build/lib)
@@ -179,6 +180,16 @@ else
     if tool ncgen -4 -o "file://$work/g.zarr#mode=nczarr,file" "$cdl" &&
         tool ncgen -4 -o "$ep/$NCZ_S3_BUCKET/$run/ncgen/g.zarr#mode=nczarr,s3" "$cdl"; then
         same ncgen "file://$work/g.zarr#mode=nczarr,file" "$ep/$NCZ_S3_BUCKET/$run/ncgen/g.zarr#mode=nczarr,s3"
+        # nccopy out of the bucket into a directory, and from there into the bucket again
+        # (nccopy writes in no-fill mode: both copies show _NoFill.)
+        mkdir -p "$work/c"
+        if tool nccopy "$ep/$NCZ_S3_BUCKET/$run/ncgen/g.zarr#mode=nczarr,s3" "file://$work/c/g.zarr#mode=nczarr,file" &&
+            tool nccopy "file://$work/c/g.zarr#mode=nczarr,file" "$ep/$NCZ_S3_BUCKET/$run/nccopy/g.zarr#mode=nczarr,s3"; then
+            same "nccopy S3 -> directory -> S3" "file://$work/c/g.zarr#mode=nczarr,file" \
+                "$ep/$NCZ_S3_BUCKET/$run/nccopy/g.zarr#mode=nczarr,s3"
+        else
+            bad "nccopy through S3 failed"
+        fi
     else
         bad "ncgen into S3 failed"
     fi
