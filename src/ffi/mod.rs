@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::error::{NcError, NcResult};
 
 pub mod att;
+pub mod blosc;
 pub mod cdtime;
 pub mod client;
 pub mod data;
