@@ -38,7 +38,11 @@ fn cname_c(code: u32) -> Option<&'static CStr> {
 }
 
 pub fn code_of(name: &str) -> Option<u32> {
-    CNAMES.iter().position(|&n| n == name).filter(|&i| i != 3).map(|i| i as u32)
+    CNAMES
+        .iter()
+        .position(|&n| n == name)
+        .filter(|&i| i != 3)
+        .map(|i| i as u32)
 }
 
 fn bad(msg: String) -> NcError {
@@ -133,8 +137,21 @@ impl CodecMap for Blosc {
 
     fn modify_parameters(&self, ctx: &VarContext, v: &[u32]) -> NcResult<Vec<u32>> {
         json::nparams("blosc", v, 7, 7)?;
-        let chunk: u64 = ctx.chunk_shape.iter().product::<u64>().saturating_mul(ctx.type_size as u64);
-        Ok(vec![2, 2, ctx.type_size as u32, chunk.min(u64::from(u32::MAX)) as u32, v[4], v[5], v[6], v[3]])
+        let chunk: u64 = ctx
+            .chunk_shape
+            .iter()
+            .product::<u64>()
+            .saturating_mul(ctx.type_size as u64);
+        Ok(vec![
+            2,
+            2,
+            ctx.type_size as u32,
+            chunk.min(u64::from(u32::MAX)) as u32,
+            v[4],
+            v[5],
+            v[6],
+            v[3],
+        ])
     }
 }
 
@@ -154,7 +171,11 @@ mod tests {
             }
         }
         assert!(Blosc.apply(false, &[2, 2, 4, 0, 5, 1, 3], data.clone()).is_err());
-        assert!(Blosc.apply(true, &[], vec![2, 1, 33, 4, 0xff, 0xff, 0xff, 0x7f, 1, 2]).is_err());
+        assert!(
+            Blosc
+                .apply(true, &[], vec![2, 1, 33, 4, 0xff, 0xff, 0xff, 0x7f, 1, 2])
+                .is_err()
+        );
         let j = r#"{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}"#;
         assert_eq!(Blosc.codec_to_hdf5(j).unwrap(), vec![0, 0, 0, 0, 5, 1, 1]);
         assert_eq!(Blosc.hdf5_to_codec(&[0, 0, 0, 0, 5, 1, 1]).unwrap(), j);

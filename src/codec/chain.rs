@@ -80,9 +80,12 @@ impl Chain {
     /// chunk's size; no step may produce more than `limit` bytes.
     pub fn decode(&self, mut data: Vec<u8>, expect: usize, limit: usize) -> NcResult<Vec<u8>> {
         for s in self.steps.iter().rev() {
-            data = s.filter.decode_bounded(&s.working, data, expect, limit).inspect_err(|e| {
-                crate::nclog!(Level::Error, "codec {} failed to decode: {:?}", s.codec_id, e);
-            })?;
+            data = s
+                .filter
+                .decode_bounded(&s.working, data, expect, limit)
+                .inspect_err(|e| {
+                    crate::nclog!(Level::Error, "codec {} failed to decode: {:?}", s.codec_id, e);
+                })?;
         }
         Ok(data)
     }

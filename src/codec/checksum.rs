@@ -154,9 +154,18 @@ mod tests {
     #[test]
     fn numcodecs_layouts() {
         let hex = |v: Vec<u8>| v.iter().map(|b| format!("{b:02x}")).collect::<String>();
-        assert_eq!(hex(Checksum::CRC32.apply(false, &[], b"abcd".to_vec()).unwrap()), "11cd82ed61626364");
-        assert_eq!(hex(Checksum::CRC32C.apply(false, &[], b"abcd".to_vec()).unwrap()), "61626364310ac892");
-        assert_eq!(hex(Checksum::ADLER32.apply(false, &[], b"abcd".to_vec()).unwrap()), "8b01d80361626364");
+        assert_eq!(
+            hex(Checksum::CRC32.apply(false, &[], b"abcd".to_vec()).unwrap()),
+            "11cd82ed61626364"
+        );
+        assert_eq!(
+            hex(Checksum::CRC32C.apply(false, &[], b"abcd".to_vec()).unwrap()),
+            "61626364310ac892"
+        );
+        assert_eq!(
+            hex(Checksum::ADLER32.apply(false, &[], b"abcd".to_vec()).unwrap()),
+            "8b01d80361626364"
+        );
         for c in [Checksum::CRC32, Checksum::ADLER32, Checksum::CRC32C] {
             for cd in [&[][..], &[0], &[1]] {
                 let e = c.apply(false, cd, b"hello".to_vec()).unwrap();

@@ -122,7 +122,11 @@ impl Dt {
     fn wrap(self, v: i128) -> i128 {
         let bits = self.size * 8;
         let m = v & ((1i128 << bits) - 1);
-        if self.kind == b'i' && m >> (bits - 1) & 1 == 1 { m - (1i128 << bits) } else { m }
+        if self.kind == b'i' && m >> (bits - 1) & 1 == 1 {
+            m - (1i128 << bits)
+        } else {
+            m
+        }
     }
 
     /// numpy's cast of a value to this type.
@@ -169,7 +173,11 @@ impl Hdf5Filter for Delta {
         let (dt, at) = types(cd_values)?;
         let (from, to) = if decode { (at, dt) } else { (dt, at) };
         if input.len() % from.size != 0 {
-            crate::nclog!(Level::Error, "delta: {} bytes is not a whole number of values", input.len());
+            crate::nclog!(
+                Level::Error,
+                "delta: {} bytes is not a whole number of values",
+                input.len()
+            );
             return Err(NcError::Filter);
         }
         let n = input.len() / from.size;
@@ -236,13 +244,17 @@ mod tests {
 
     #[test]
     fn ints_floats_and_narrowing() {
-        let p = Delta.codec_to_hdf5(r#"{"id": "delta", "dtype": "<i4", "astype": "<i2"}"#).unwrap();
+        let p = Delta
+            .codec_to_hdf5(r#"{"id": "delta", "dtype": "<i4", "astype": "<i2"}"#)
+            .unwrap();
         let vals: Vec<u8> = [10i32, 12, 11, 400].iter().flat_map(|v| v.to_le_bytes()).collect();
         let e = Delta.apply(false, &p, vals.clone()).unwrap();
         let d: Vec<i16> = e.chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
         assert_eq!(d, vec![10, 2, -1, 389]);
         assert_eq!(Delta.apply(true, &p, e).unwrap(), vals);
-        let p = Delta.codec_to_hdf5(r#"{"id": "delta", "dtype": ">f8", "astype": ">f8"}"#).unwrap();
+        let p = Delta
+            .codec_to_hdf5(r#"{"id": "delta", "dtype": ">f8", "astype": ">f8"}"#)
+            .unwrap();
         let f: Vec<u8> = [1.5f64, 2.25, -3.0].iter().flat_map(|v| v.to_be_bytes()).collect();
         let e = Delta.apply(false, &p, f.clone()).unwrap();
         assert_eq!(Delta.apply(true, &p, e).unwrap(), f);

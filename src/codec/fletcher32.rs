@@ -53,7 +53,11 @@ impl Hdf5Filter for Fletcher32 {
     fn apply(&self, decode: bool, _cd: &[u32], mut input: Vec<u8>) -> NcResult<Vec<u8>> {
         if decode {
             if input.len() < 4 {
-                crate::nclog!(Level::Error, "fletcher32: chunk of {} bytes has no checksum", input.len());
+                crate::nclog!(
+                    Level::Error,
+                    "fletcher32: chunk of {} bytes has no checksum",
+                    input.len()
+                );
                 return Err(NcError::Filter);
             }
             let n = input.len() - 4;

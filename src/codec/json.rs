@@ -84,7 +84,11 @@ pub fn quote(s: &str) -> String {
 /// Check a visible-parameter count (`NC_EFILTER` otherwise).
 pub fn nparams(id: &str, visible: &[u32], lo: usize, hi: usize) -> NcResult<()> {
     if visible.len() < lo || visible.len() > hi {
-        crate::nclog!(Level::Error, "codec {id}: {} parameters, expected {lo}..={hi}", visible.len());
+        crate::nclog!(
+            Level::Error,
+            "codec {id}: {} parameters, expected {lo}..={hi}",
+            visible.len()
+        );
         return Err(NcError::Filter);
     }
     Ok(())

@@ -76,7 +76,9 @@ impl CodecMap for Lz4 {
 
     fn codec_to_hdf5(&self, codec_json: &str) -> NcResult<Vec<u32>> {
         let m = json::object(codec_json, "lz4")?;
-        Ok(vec![json::int_in(&m, "acceleration", i64::from(i32::MIN), i64::from(i32::MAX), Some(1))? as i32 as u32])
+        Ok(vec![
+            json::int_in(&m, "acceleration", i64::from(i32::MIN), i64::from(i32::MAX), Some(1))? as i32 as u32,
+        ])
     }
 
     fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String> {
@@ -93,7 +95,9 @@ mod tests {
     #[test]
     fn numcodecs_frame() {
         // numcodecs.LZ4().encode(b"a" * 20)
-        let nc = [0x14, 0, 0, 0, 0x1a, 0x61, 0x01, 0x00, 0x50, 0x61, 0x61, 0x61, 0x61, 0x61];
+        let nc = [
+            0x14, 0, 0, 0, 0x1a, 0x61, 0x01, 0x00, 0x50, 0x61, 0x61, 0x61, 0x61, 0x61,
+        ];
         assert_eq!(Lz4.apply(true, &[1], nc.to_vec()).unwrap(), vec![b'a'; 20]);
         let e = Lz4.apply(false, &[1], vec![7u8; 1000]).unwrap();
         assert_eq!(Lz4.apply(true, &[1], e.clone()).unwrap(), vec![7u8; 1000]);

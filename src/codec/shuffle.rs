@@ -104,7 +104,13 @@ mod tests {
             let src: Vec<u8> = (0..200u32).map(|i| (i * 7) as u8).collect();
             assert_eq!(shuffle(&shuffle(&src, es, false), es, true), src);
         }
-        assert_eq!(Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 0}"#).unwrap(), Vec::<u32>::new());
-        assert_eq!(Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 8}"#).unwrap(), vec![8]);
+        assert_eq!(
+            Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 0}"#).unwrap(),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 8}"#).unwrap(),
+            vec![8]
+        );
     }
 }

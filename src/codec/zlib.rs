@@ -52,7 +52,11 @@ pub(crate) fn grow_decode(
             }
             Err(e) => {
                 buffers::give(out);
-                crate::nclog!(Level::Error, "{what}: cannot decode a chunk of {} bytes: {e}", input.len());
+                crate::nclog!(
+                    Level::Error,
+                    "{what}: cannot decode a chunk of {} bytes: {e}",
+                    input.len()
+                );
                 return Err(NcError::Filter);
             }
         }
@@ -190,6 +194,9 @@ mod tests {
         assert_eq!(Zlib.codec_to_hdf5(r#"{"id": "zlib", "level": 3}"#).unwrap(), vec![3]);
         assert_eq!(Zlib.hdf5_to_codec(&[3]).unwrap(), r#"{"id": "zlib", "level": 3}"#);
         assert!(Zlib.codec_to_hdf5(r#"{"id": "zlib", "level": 12}"#).is_err());
-        assert_eq!(Zlib.codec_to_hdf5(r#"{"id": "gzip", "level": 1}"#).unwrap_err(), NcError::Inval);
+        assert_eq!(
+            Zlib.codec_to_hdf5(r#"{"id": "gzip", "level": 1}"#).unwrap_err(),
+            NcError::Inval
+        );
     }
 }

@@ -20,7 +20,10 @@ fn level(cd: &[u32]) -> NcResult<i32> {
     match cd {
         [l] if (MIN_LEVEL..=MAX_LEVEL).contains(&(*l as i32)) => Ok(*l as i32),
         _ => {
-            crate::nclog!(Level::Error, "zstd: parameters {cd:?}: expected one level in {MIN_LEVEL}..={MAX_LEVEL}");
+            crate::nclog!(
+                Level::Error,
+                "zstd: parameters {cd:?}: expected one level in {MIN_LEVEL}..={MAX_LEVEL}"
+            );
             Err(NcError::Filter)
         }
     }
@@ -81,7 +84,11 @@ impl CodecMap for Zstd {
         let m = json::object(codec_json, "zstd")?;
         let l = json::int_in(&m, "level", i64::from(MIN_LEVEL), u32::MAX as i64, Some(0))?;
         // netcdf-c writes the level as an unsigned number: read that back too.
-        let l = if l > i64::from(i32::MAX) { l as u32 as i32 } else { l as i32 };
+        let l = if l > i64::from(i32::MAX) {
+            l as u32 as i32
+        } else {
+            l as i32
+        };
         Ok(vec![l as u32])
     }
 
@@ -104,8 +111,18 @@ mod tests {
         }
         assert!(Zstd.apply(false, &[23], data.clone()).is_err());
         assert!(Zstd.apply(true, &[1], vec![0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3]).is_err());
-        assert_eq!(Zstd.codec_to_hdf5(r#"{"id":"zstd","level":-3,"checksum":false}"#).unwrap(), vec![-3i32 as u32]);
-        assert_eq!(Zstd.codec_to_hdf5(r#"{"id":"zstd","level":4294967293}"#).unwrap(), vec![-3i32 as u32]);
-        assert_eq!(Zstd.hdf5_to_codec(&[-3i32 as u32]).unwrap(), r#"{"id": "zstd", "level": -3}"#);
+        assert_eq!(
+            Zstd.codec_to_hdf5(r#"{"id":"zstd","level":-3,"checksum":false}"#)
+                .unwrap(),
+            vec![-3i32 as u32]
+        );
+        assert_eq!(
+            Zstd.codec_to_hdf5(r#"{"id":"zstd","level":4294967293}"#).unwrap(),
+            vec![-3i32 as u32]
+        );
+        assert_eq!(
+            Zstd.hdf5_to_codec(&[-3i32 as u32]).unwrap(),
+            r#"{"id": "zstd", "level": -3}"#
+        );
     }
 }

@@ -6,7 +6,14 @@
 use std::ffi::{CStr, c_int, c_void};
 
 /// Compress `src` into a new buffer, or `None` when blosc fails.
-pub fn compress(clevel: i32, shuffle: i32, typesize: usize, src: &[u8], cname: &CStr, blocksize: usize) -> Option<Vec<u8>> {
+pub fn compress(
+    clevel: i32,
+    shuffle: i32,
+    typesize: usize,
+    src: &[u8],
+    cname: &CStr,
+    blocksize: usize,
+) -> Option<Vec<u8>> {
     let cap = src.len().checked_add(blosc_src::BLOSC_MAX_OVERHEAD as usize)?;
     let mut out = vec![0u8; cap];
     // SAFETY: src is valid for src.len() reads and out for cap writes (blosc

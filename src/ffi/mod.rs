@@ -14,6 +14,7 @@ pub mod client;
 pub mod data;
 pub mod delegate;
 pub mod file;
+pub mod filter;
 pub mod meta;
 pub mod usertype;
 pub mod utf16;
