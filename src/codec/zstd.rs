@@ -1,7 +1,9 @@
 //! Zstandard: HDF5 filter 32015, numcodecs codec `zstd`.
 //! JSON `{"id": "zstd", "level": 3}` (numcodecs may add `"checksum"`, which
 //! needs nothing on reading: the frame says so). Levels -131072..=22, negative
-//! ones included; parameters `[level as the bit pattern of an i32]`.
+//! ones included; parameters `[level as the bit pattern of an i32]`. Negative
+//! levels are written as netcdf-c writes them (the unsigned bit pattern), and
+//! read in both forms.
 
 use super::json;
 use super::zlib::UNBOUNDED;
@@ -93,7 +95,10 @@ impl CodecMap for Zstd {
     }
 
     fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String> {
-        Ok(format!("{{\"id\": \"zstd\", \"level\": {}}}", level(visible)?))
+        // A negative level is written as netcdf-c writes it, as its unsigned
+        // bit pattern: netcdf-c cannot open a dataset holding `"level": -5`,
+        // and numcodecs needs no level to decode.
+        Ok(format!("{{\"id\": \"zstd\", \"level\": {}}}", level(visible)? as u32))
     }
 }
 
@@ -122,7 +127,7 @@ mod tests {
         );
         assert_eq!(
             Zstd.hdf5_to_codec(&[-3i32 as u32]).unwrap(),
-            r#"{"id": "zstd", "level": -3}"#
+            r#"{"id": "zstd", "level": 4294967293}"#
         );
     }
 }
