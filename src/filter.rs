@@ -148,7 +148,7 @@ pub fn def_filter(ncid: i32, varid: i32, id: u32, params: &[u32]) -> NcResult<()
             if params.len() != 2 {
                 return Err(NcError::Filter);
             }
-            if params[1] % 2 != 0 || params[1] > MAX_PIXELS_PER_BLOCK || has(DEFLATE) {
+            if !params[1].is_multiple_of(2) || params[1] > MAX_PIXELS_PER_BLOCK || has(DEFLATE) {
                 return Err(NcError::Inval);
             }
         }

@@ -107,7 +107,10 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_def_var_bzip2(id, 0, 1), NC_NOERR);
             assert_ne!(nc_inq_var_bzip2(id, 0, n, n), NC_NOERR);
             assert_ne!(nc_def_var_blosc(id, 0, 1, 5, 0, 1), NC_NOERR);
-            assert_ne!(nc_inq_var_blosc(id, 0, n, null_mut(), null_mut(), null_mut(), null_mut()), NC_NOERR);
+            assert_ne!(
+                nc_inq_var_blosc(id, 0, n, null_mut(), null_mut(), null_mut(), null_mut()),
+                NC_NOERR
+            );
             assert_ne!(nc_put_att_int(id, -1, name, 4, 1, null()), NC_NOERR);
             assert_ne!(nc_get_att_int(id, -1, name, null_mut()), NC_NOERR);
             assert_ne!(nc_put_att_text(id, -1, name, 0, null()), NC_NOERR);

@@ -172,7 +172,7 @@ impl Hdf5Filter for Delta {
     fn apply(&self, decode: bool, cd_values: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>> {
         let (dt, at) = types(cd_values)?;
         let (from, to) = if decode { (at, dt) } else { (dt, at) };
-        if input.len() % from.size != 0 {
+        if !input.len().is_multiple_of(from.size) {
             crate::nclog!(
                 Level::Error,
                 "delta: {} bytes is not a whole number of values",

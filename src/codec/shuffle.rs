@@ -22,7 +22,7 @@ pub struct Shuffle;
 pub fn shuffle(src: &[u8], es: usize, decode: bool) -> Vec<u8> {
     let mut out = buffers::take(src.len());
     out.resize(src.len(), 0);
-    let count = if es == 0 { 0 } else { src.len() / es };
+    let count = src.len().checked_div(es).unwrap_or(0);
     if es <= 1 || count <= 1 {
         out.copy_from_slice(src);
         return out;
