@@ -311,11 +311,10 @@ pub fn ready_chain(ncid: i32, varid: i32) -> NcResult<()> {
         if v.codecs.is_empty() {
             return Ok(None);
         }
-        let key = v.chain_key();
-        if v.chain.as_ref().is_some_and(|c| c.key == key) {
+        if v.chain.as_ref().is_some_and(|c| v.chain_key_matches(&c.key)) {
             return Ok(None);
         }
-        Ok(Some((v.name.clone(), key, v.codec_context(ncid, varid))))
+        Ok(Some((v.name.clone(), v.chain_key(), v.codec_context(ncid, varid))))
     })?;
     let Some((name, key, ctx)) = need else {
         return Ok(());
@@ -323,7 +322,7 @@ pub fn ready_chain(ncid: i32, varid: i32) -> NcResult<()> {
     let chain = codec::resolve(&name, &key.codecs, &ctx).map(Arc::new);
     handles::with(ncid, |ds, grp| {
         let v = ds.var_mut(grp, varid)?;
-        if v.chain_key() == key {
+        if v.chain_key_matches(&key) {
             v.chain = Some(ResolvedChain { key, chain });
         }
         Ok(())

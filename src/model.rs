@@ -304,6 +304,21 @@ impl Var {
         }
     }
 
+    /// Whether `key` describes this variable as it is now (no copies made:
+    /// this runs on every data access).
+    pub fn chain_key_matches(&self, key: &ChainKey) -> bool {
+        let chunk_ok = if self.is_scalar() {
+            key.chunk == [1]
+        } else {
+            key.chunk == self.chunks
+        };
+        chunk_ok
+            && key.ty == self.ty
+            && key.big_endian == self.big_endian
+            && key.elem_size == self.stored_elem_size()
+            && key.codecs == self.codecs
+    }
+
     /// The resolved chain, if it is current; `None` when the variable has no
     /// codecs.
     pub fn current_chain(&self) -> Option<Result<std::sync::Arc<crate::codec::Chain>, NcError>> {
@@ -311,7 +326,7 @@ impl Var {
             return None;
         }
         match &self.chain {
-            Some(r) if r.key == self.chain_key() => Some(r.chain.clone()),
+            Some(r) if self.chain_key_matches(&r.key) => Some(r.chain.clone()),
             _ => {
                 // Not resolved through the API (which resolves outside the
                 // dataset lock): resolve here; built-in codecs never call back.
