@@ -126,7 +126,6 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    // SAFETY (forward): plain values only.
     forward!(ncid => nc_inq_filter_avail(ncid, id));
     status(|| filter::avail(ncid, id))
 }
