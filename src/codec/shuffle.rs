@@ -28,20 +28,56 @@ pub fn shuffle(src: &[u8], es: usize, decode: bool) -> Vec<u8> {
         return out;
     }
     let body = count * es;
-    for b in 0..es {
-        let plane = b * count..(b + 1) * count;
-        if decode {
-            for (i, &v) in src[plane].iter().enumerate() {
-                out[i * es + b] = v;
-            }
-        } else {
-            for (d, &v) in out[plane].iter_mut().zip(src[b..body].iter().step_by(es)) {
-                *d = v;
+    match (es, decode) {
+        (2, true) => unshuffle_n::<2>(&src[..body], &mut out[..body], count),
+        (4, true) => unshuffle_n::<4>(&src[..body], &mut out[..body], count),
+        (8, true) => unshuffle_n::<8>(&src[..body], &mut out[..body], count),
+        (2, false) => shuffle_n::<2>(&src[..body], &mut out[..body], count),
+        (4, false) => shuffle_n::<4>(&src[..body], &mut out[..body], count),
+        (8, false) => shuffle_n::<8>(&src[..body], &mut out[..body], count),
+        _ => {
+            for b in 0..es {
+                let plane = b * count..(b + 1) * count;
+                if decode {
+                    for (i, &v) in src[plane].iter().enumerate() {
+                        out[i * es + b] = v;
+                    }
+                } else {
+                    for (d, &v) in out[plane].iter_mut().zip(src[b..body].iter().step_by(es)) {
+                        *d = v;
+                    }
+                }
             }
         }
     }
     out[body..].copy_from_slice(&src[body..]);
     out
+}
+
+/// Unshuffle whole elements of `N` bytes (the common sizes, without
+/// per-byte index arithmetic).
+fn unshuffle_n<const N: usize>(src: &[u8], out: &mut [u8], count: usize) {
+    let planes: [&[u8]; N] = std::array::from_fn(|b| &src[b * count..(b + 1) * count]);
+    for (i, o) in out.chunks_exact_mut(N).take(count).enumerate() {
+        for (b, p) in planes.iter().enumerate() {
+            o[b] = p[i];
+        }
+    }
+}
+
+fn shuffle_n<const N: usize>(src: &[u8], out: &mut [u8], count: usize) {
+    let mut rest = out;
+    let mut dst: Vec<&mut [u8]> = Vec::with_capacity(N);
+    for _ in 0..N {
+        let (p, r) = rest.split_at_mut(count);
+        dst.push(p);
+        rest = r;
+    }
+    for (i, e) in src.chunks_exact(N).take(count).enumerate() {
+        for (b, d) in dst.iter_mut().enumerate() {
+            d[i] = e[b];
+        }
+    }
 }
 
 impl Hdf5Filter for Shuffle {
