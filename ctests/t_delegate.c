@@ -12,6 +12,8 @@
  */
 #include "nctest.h"
 
+#include <netcdf_mem.h>
+
 static char nc4_path[NCT_MAXPATH];
 static char nc3_path[NCT_MAXPATH];
 
@@ -191,6 +193,34 @@ static void test_zarr_to_nc(void)
     CHECK(nc_close(nc));
 }
 
+/* In-memory images are netCDF files: opened and created by the system library. */
+static void test_memory(void)
+{
+    static char image[1 << 20];
+    size_t n;
+    int ncid, nvars, dim;
+    NC_memio mio = {0, NULL, 0};
+    FILE *f;
+    make_paths();
+    write_nc4();
+    f = fopen(nc4_path, "rb");
+    EXPECT_TRUE(f != NULL);
+    if (!f)
+        return;
+    n = fread(image, 1, sizeof image, f);
+    fclose(f);
+    CHECK(nc_open_mem("image.nc", NC_NOWRITE, n, image, &ncid));
+    CHECK(nc_inq_nvars(ncid, &nvars));
+    EXPECT_EQ(nvars, 2);
+    CHECK(nc_close(ncid));
+    CHECK(nc_create_mem("made.nc", NC_NETCDF4, 0, &ncid));
+    CHECK(nc_def_dim(ncid, "x", 2, &dim));
+    CHECK(nc_close_memio(ncid, &mio));
+    EXPECT_TRUE(mio.size > 0 && mio.memory != NULL);
+    free(mio.memory);
+    EXPECT_ERR(nc_inq_nvars(ncid, &nvars), NC_EBADID);
+}
+
 static void test_missing_file(void)
 {
     int ncid = -1;
@@ -227,6 +257,7 @@ int main(int argc, char **argv)
     } else {
         RUN(test_side_by_side);
         RUN(test_zarr_to_nc);
+        RUN(test_memory);
         RUN(test_missing_file);
     }
     make_paths(); /* remove the .nc files */

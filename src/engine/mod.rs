@@ -134,7 +134,10 @@ struct ChunkSpec {
     fill: Vec<u8>,
     /// No fill value: absent chunks read as zeros (netcdf-c's behaviour).
     no_fill: bool,
-    has_codecs: bool,
+    /// The codec chain (None without codecs; an error when a codec is missing).
+    chain: Option<Result<std::sync::Arc<crate::codec::Chain>, NcError>>,
+    /// Quantize mode and parameter (`nc_def_var_quantize`).
+    quantize: (i32, i32),
     prefix: String,
     sep: char,
 }
@@ -152,7 +155,8 @@ impl ChunkSpec {
             chunk,
             fill: var.fill.clone(),
             no_fill: var.no_fill,
-            has_codecs: !var.codecs.is_empty(),
+            chain: var.current_chain(),
+            quantize: var.quantize,
             prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
             sep: var.dim_separator,
         }
@@ -167,11 +171,17 @@ impl ChunkSpec {
     /// Whether chunks can be read straight into caller memory of type `mt`:
     /// no codec, no conversion, no byte swap, no transposition, fixed size.
     fn reads_in_place(&self, mt: NcType) -> bool {
-        !self.has_codecs
+        self.chain.is_none()
             && self.ty != NcType::String
             && mt == self.ty
             && self.big_endian == cfg!(target_endian = "big")
             && !(self.order_f && self.chunk.len() > 1)
+    }
+
+    /// Whether values of memory type `mt` are stored exactly as they are in
+    /// memory (what `reads_in_place` asks, and no quantization on write).
+    fn writes_in_place(&self, mt: NcType) -> bool {
+        self.reads_in_place(mt) && self.quantize.0 == 0
     }
 
     fn elem_size(&self) -> usize {
@@ -218,36 +228,89 @@ impl ChunkSpec {
         }
     }
 
-    /// Decode a chunk fetched by `Store::get_many` (fill when absent).
-    fn load_fetched(&self, idx: &[u64], raw: Option<Vec<u8>>) -> NcResult<ChunkData> {
-        if self.has_codecs {
-            crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
-            return Err(NcError::NoFilter);
-        }
-        match raw {
-            Some(raw) => self.decode(raw, &self.key(idx)?),
-            None => self.fill_chunk(),
-        }
+    /// The decoded size of a chunk, the most bytes its stored form may have
+    /// (a margin over the decoded size with codecs: incompressible data,
+    /// checksums), and whether it is vlen strings. A missing codec is its error.
+    fn stored_limits(&self) -> NcResult<(usize, usize, bool)> {
+        let vlen = self.layout == StringLayout::VlenUtf8 && self.ty == NcType::String;
+        let raw_len = if vlen {
+            crate::model::MAX_VLEN_CHUNK_BYTES
+        } else {
+            self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?
+        };
+        let limit = match &self.chain {
+            None => raw_len,
+            Some(Err(e)) => return Err(*e),
+            Some(Ok(_)) if vlen => raw_len,
+            Some(Ok(_)) => raw_len
+                .saturating_add(raw_len / 8)
+                .saturating_add(1 << 16)
+                .min(crate::codec::zlib::UNBOUNDED),
+        };
+        Ok((raw_len, limit, vlen))
     }
 
     /// Fetch and decode one chunk (fill when absent).
     fn load(&self, store: &dyn Store, idx: &[u64]) -> NcResult<ChunkData> {
         let key = self.key(idx)?;
-        let raw_len = if self.layout == StringLayout::VlenUtf8 && self.ty == NcType::String {
-            crate::model::MAX_VLEN_CHUNK_BYTES
-        } else {
-            self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?
+        let (raw_len, limit, _) = self.stored_limits()?;
+        let mut stored = match self.chain {
+            None => buffers::take(raw_len.min(64 << 20)),
+            Some(_) => buffers::take(raw_len.min(64 << 20) / 2),
         };
-        if self.has_codecs {
-            // Codecs arrive with the filter work; until then, as netcdf-c
-            // without the plugin: the data cannot be decoded.
-            crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
-            return Err(NcError::NoFilter);
-        }
-        let mut raw = buffers::take(raw_len.min(64 << 20));
-        if !store.get_into(&key, raw_len as u64, &mut raw)? {
-            buffers::give(raw);
-            return self.fill_chunk();
+        let fetched = match store.get_into(&key, limit as u64, &mut stored) {
+            Ok(true) => Ok(Some(stored)),
+            Ok(false) => {
+                buffers::give(stored);
+                Ok(None)
+            }
+            Err(e) => {
+                buffers::give(stored);
+                Err(e)
+            }
+        };
+        self.load_fetched(idx, fetched)
+    }
+
+    /// Decode a chunk as fetched from storage (by `load`, or ahead of time by
+    /// `Store::get_many`); fill when absent.
+    fn load_fetched(&self, idx: &[u64], fetched: NcResult<Option<Vec<u8>>>) -> NcResult<ChunkData> {
+        let key = self.key(idx)?;
+        let (raw_len, limit, vlen) = self.stored_limits()?;
+        let chain = match &self.chain {
+            None => None,
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => return Err(*e),
+        };
+        let stored = match fetched {
+            Ok(Some(b)) => b,
+            Ok(None) => return self.fill_chunk(),
+            Err(NcError::NcZarr) if chain.is_some() => {
+                crate::nclog!(
+                    Level::Error,
+                    "chunk {} is larger than any encoding of its data",
+                    key.as_str()
+                );
+                return Err(NcError::Filter);
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(chain) = chain else {
+            return self.decode(stored, &key);
+        };
+        let expect = if vlen { stored.len().saturating_mul(4) } else { raw_len };
+        let raw = chain.decode(stored, expect, limit).inspect_err(|_| {
+            crate::nclog!(Level::Error, "chunk {}: the codec chain cannot decode it", key.as_str());
+        })?;
+        if !vlen && raw.len() != raw_len {
+            crate::nclog!(
+                Level::Error,
+                "chunk {} decodes to {} bytes, expected {}",
+                key.as_str(),
+                raw.len(),
+                raw_len
+            );
+            return Err(NcError::Filter);
         }
         self.decode(raw, &key)
     }
@@ -321,7 +384,7 @@ impl ChunkSpec {
         let key = self.key(idx)?;
         if let ChunkData::Bytes(b) = data
             && self.ty != NcType::String
-            && self.reads_in_place(self.ty)
+            && self.writes_in_place(self.ty)
         {
             return store.put(&key, b);
         }
@@ -332,9 +395,16 @@ impl ChunkSpec {
     }
 
     fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
-        if self.has_codecs {
-            return Err(NcError::NoFilter);
+        let raw = self.encode_plain(data)?;
+        match &self.chain {
+            None => Ok(raw),
+            Some(Ok(c)) => c.encode(raw),
+            Some(Err(e)) => Err(*e),
         }
+    }
+
+    /// A chunk's bytes before codecs.
+    fn encode_plain(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
         if let (ChunkData::Strings(s), StringLayout::VlenUtf8) = (data, self.layout) {
             return encode_vlen(s);
         }
@@ -344,6 +414,9 @@ impl ChunkSpec {
                 let mut c = buffers::take(b.len());
                 c.extend_from_slice(b);
                 let mut b = c;
+                if self.quantize.0 > 0 {
+                    crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
+                }
                 if self.big_endian != cfg!(target_endian = "big") {
                     convert::swap_in_place(&mut b, self.ty.size());
                 }
@@ -865,7 +938,7 @@ fn load_with(spec: &ChunkSpec, store: &dyn Store, pre: &Prefetched, idx: &Vec<u6
                 .map_err(|_| NcError::Internal)?
                 .take()
                 .ok_or(NcError::Internal)?;
-            spec.load_fetched(idx, raw?)
+            spec.load_fetched(idx, raw)
         }
         None => spec.load(store, idx),
     }
@@ -880,13 +953,12 @@ fn prefetch<'a>(
     cache: &cache::ChunkCache,
 ) -> NcResult<Prefetched> {
     let mut map = Prefetched::new();
-    if !store.concurrent_requests() || spec.has_codecs {
+    if !store.concurrent_requests() {
         return Ok(map);
     }
-    let raw_len = if spec.layout == StringLayout::VlenUtf8 && spec.ty == NcType::String {
-        crate::model::MAX_VLEN_CHUNK_BYTES
-    } else {
-        spec.nelems.checked_mul(spec.elem_size()).ok_or(NcError::NcZarr)?
+    // (A missing codec: each load reports it.)
+    let Ok((_, limit, _)) = spec.stored_limits() else {
+        return Ok(map);
     };
     let todo: Vec<&Vec<u64>> = idxs.filter(|idx| !cache.contains(idx)).collect();
     if todo.len() < 2 {
@@ -894,7 +966,7 @@ fn prefetch<'a>(
     }
     let keys: Vec<(Key, u64)> = todo
         .iter()
-        .map(|idx| Ok((spec.key(idx)?, raw_len as u64)))
+        .map(|idx| Ok((spec.key(idx)?, limit as u64)))
         .collect::<NcResult<_>>()?;
     for (idx, r) in todo.into_iter().zip(store.get_many(&keys)) {
         map.insert(idx.clone(), std::sync::Mutex::new(Some(r)));
@@ -1217,7 +1289,7 @@ fn store_whole_chunk(
         .all(|((&i, &c), &n)| (i as usize + 1) * c <= n);
     if let MemIn::Num { ty, data } = src
         && in_bounds
-        && spec.reads_in_place(*ty)
+        && spec.writes_in_place(*ty)
     {
         let es = ty.size();
         let mut parts: Vec<(usize, &[u8])> = Vec::new();

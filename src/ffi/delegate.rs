@@ -316,3 +316,33 @@ pub(crate) unsafe fn map_out_ncids(ours: c_int, rc: c_int, p: *mut c_int, n: usi
     }
     rc
 }
+
+/// Register a dataset the system library just opened or created (`rc` its
+/// status, `ext` its id there) and write our id to `ncidp`.
+///
+/// # Safety
+/// `ncidp` is NULL or writable.
+pub(crate) unsafe fn adopt(rc: c_int, ext: c_int, ncidp: *mut c_int) -> c_int {
+    if rc != 0 {
+        return rc;
+    }
+    match handles::insert_foreign(ext) {
+        Ok(id) => {
+            // SAFETY: NULL or writable by contract.
+            unsafe { super::put(ncidp, id) };
+            0
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// The system library's function `name` with the C signature of `like`,
+/// when there is a system library.
+///
+/// # Safety
+/// `F` must be the C signature of `name`.
+pub(crate) unsafe fn function<F: Copy>(like: F, name: &[u8]) -> Option<F> {
+    let p = symbol(name)?;
+    // SAFETY: forwarded contract.
+    Some(unsafe { cast_like(like, p) })
+}

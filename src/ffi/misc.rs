@@ -17,7 +17,7 @@ use std::sync::Mutex;
 
 use super::att::{nc_copy_att, nc_inq_attname};
 use super::data::{nc_get_vara, nc_put_vara};
-use super::delegate::forward;
+use super::delegate::{self, forward};
 use super::file::{nc_close, nc_create, nc_open};
 use super::meta::{nc_def_var, nc_inq_dim, nc_inq_dimid, nc_inq_var, nc_inq_varid};
 use super::{NC_NOERR, catch, cbytes, cstr, malloc_cstring, put, status};
@@ -269,9 +269,19 @@ pub unsafe extern "C" fn nc_open_mem(
     memory: *mut c_void,
     ncidp: *mut c_int,
 ) -> c_int {
-    let _ = ncidp;
     if path.is_null() || memory.is_null() || size < 4 || mode & (NC_WRITE | NC_MMAP) != 0 {
         return NC_EINVAL;
+    }
+    // An in-memory image is a netCDF file, never Zarr: the system library's.
+    let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_void, *mut c_int) -> c_int = nc_open_mem;
+    // SAFETY: same prototype in every netcdf-c.
+    if let Some(f) = unsafe { delegate::function(like, b"nc_open_mem\0") } {
+        let mut ext = -1;
+        let _g = delegate::serial();
+        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        let rc = unsafe { f(path, mode, size, memory, &mut ext) };
+        // SAFETY: ncidp NULL or writable.
+        return unsafe { delegate::adopt(rc, ext, ncidp) };
     }
     NC_ENOTBUILT
 }
@@ -287,9 +297,18 @@ pub unsafe extern "C" fn nc_create_mem(
     initialsize: usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    let _ = (initialsize, ncidp);
     if path.is_null() || mode & NC_MMAP != 0 {
         return NC_EINVAL;
+    }
+    let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_int) -> c_int = nc_create_mem;
+    // SAFETY: same prototype in every netcdf-c.
+    if let Some(f) = unsafe { delegate::function(like, b"nc_create_mem\0") } {
+        let mut ext = -1;
+        let _g = delegate::serial();
+        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        let rc = unsafe { f(path, mode, initialsize, &mut ext) };
+        // SAFETY: ncidp NULL or writable.
+        return unsafe { delegate::adopt(rc, ext, ncidp) };
     }
     NC_ENOTBUILT
 }
@@ -314,6 +333,16 @@ pub unsafe extern "C" fn nc_open_memio(
     if memory.is_null() || size < 4 {
         return NC_EINVAL;
     }
+    let like: unsafe extern "C" fn(*const c_char, c_int, *mut NC_memio, *mut c_int) -> c_int = nc_open_memio;
+    // SAFETY: same prototype (and NC_memio layout) in every netcdf-c.
+    if let Some(f) = unsafe { delegate::function(like, b"nc_open_memio\0") } {
+        let mut ext = -1;
+        let _g = delegate::serial();
+        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        let rc = unsafe { f(path, mode, info, &mut ext) };
+        // SAFETY: ncidp NULL or writable.
+        return unsafe { delegate::adopt(rc, ext, ncidp) };
+    }
     NC_ENOTBUILT
 }
 
@@ -324,7 +353,20 @@ pub unsafe extern "C" fn nc_open_memio(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_int {
-    forward!(ncid => nc_close_memio(ncid, info));
+    if let Some(d) = delegate::lookup(ncid) {
+        let like: unsafe extern "C" fn(c_int, *mut NC_memio) -> c_int = nc_close_memio;
+        // SAFETY: same prototype in every netcdf-c.
+        let rc = match unsafe { delegate::function(like, b"nc_close_memio\0") } {
+            Some(f) => {
+                let _g = delegate::serial();
+                // SAFETY: info passed on under the caller's contract.
+                unsafe { f(d.ext_ncid, info) }
+            }
+            None => NC_ENOTBUILT,
+        };
+        crate::handles::remove_foreign(ncid);
+        return rc;
+    }
     nc_close(ncid)
 }
 

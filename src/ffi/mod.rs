@@ -9,11 +9,13 @@ use crate::error::{NcError, NcResult};
 
 pub mod att;
 pub mod aux;
+pub mod blosc;
 pub mod cdtime;
 pub mod client;
 pub mod data;
 pub mod delegate;
 pub mod file;
+pub mod filter;
 pub mod fortran;
 pub mod meta;
 pub mod misc;
