@@ -14,6 +14,8 @@ pub mod data;
 pub mod delegate;
 pub mod file;
 pub mod meta;
+pub mod plugin_loader;
+pub mod plugin_path;
 pub mod usertype;
 pub mod utf16;
 
