@@ -209,9 +209,12 @@ unsafe fn read_codec(lib: &Arc<LoadedLib>, p: *const NczCodec) -> Result<CodecHa
 /// Load one file and report what it provides. Never fails: every problem is
 /// a `NotPlugin` or `Rejected` answer for the caller to log.
 pub fn load(path: &Path) -> Loaded {
-    let flags = libc::RTLD_LAZY | libc::RTLD_GLOBAL;
+    // RTLD_LOCAL (netcdf-c uses RTLD_GLOBAL): two plugins that bring different
+    // builds of the same library (the wheel's libhdf5 and Debian's) each keep
+    // their own, as HDF5's own loader does.
+    let flags = libc::RTLD_LAZY | libc::RTLD_LOCAL;
     // SAFETY: loading a library runs its initialisers; that is what a plugin
-    // path is for, and netcdf-c does the same with the same flags.
+    // path is for (netcdf-c and HDF5 do the same).
     let lib = match unsafe { libloading::os::unix::Library::open(Some(path), flags) } {
         Ok(l) => libloading::Library::from(l),
         Err(e) => return Loaded::NotPlugin(format!("cannot load: {e}")),
