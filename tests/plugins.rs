@@ -114,10 +114,22 @@ fn own_plugins_junk_wheel_and_debian() {
     assert_eq!(log_text(), "initialize\n", "a rescan must not initialise again");
 
     // Codec JSON both ways.
-    assert_eq!(addk_codec.codec_to_hdf5(r#"{"id": "nczarr_addk", "k": 7}"#), Ok(vec![7]));
-    assert_eq!(addk_codec.codec_to_hdf5(r#"{"id": "other", "k": 7}"#), Err(NcError::Inval));
-    assert_eq!(addk_codec.codec_to_hdf5(r#"{"id": "nczarr_addk"}"#), Err(NcError::Filter));
-    assert_eq!(addk_codec.hdf5_to_codec(&[7]).unwrap(), r#"{"id": "nczarr_addk", "k": 7}"#);
+    assert_eq!(
+        addk_codec.codec_to_hdf5(r#"{"id": "nczarr_addk", "k": 7}"#),
+        Ok(vec![7])
+    );
+    assert_eq!(
+        addk_codec.codec_to_hdf5(r#"{"id": "other", "k": 7}"#),
+        Err(NcError::Inval)
+    );
+    assert_eq!(
+        addk_codec.codec_to_hdf5(r#"{"id": "nczarr_addk"}"#),
+        Err(NcError::Filter)
+    );
+    assert_eq!(
+        addk_codec.hdf5_to_codec(&[7]).unwrap(),
+        r#"{"id": "nczarr_addk", "k": 7}"#
+    );
     assert_eq!(addk_codec.hdf5_to_codec(&[]), Err(NcError::Filter));
     let neg = set.codec(40107).unwrap();
     assert_eq!(neg.codec_to_hdf5(r#"{"id": "nczarr_neg"}"#), Ok(vec![]));
@@ -189,9 +201,13 @@ fn wheel_dir() -> Option<PathBuf> {
 
 fn round_trip(set: &PluginSet, id: u32, visible: &[u32], data: &[u8]) {
     let f = set.filter(id).unwrap_or_else(|| panic!("filter {id}"));
-    let enc = f.apply(false, visible, data.to_vec()).unwrap_or_else(|e| panic!("encode {id}: {e:?}"));
+    let enc = f
+        .apply(false, visible, data.to_vec())
+        .unwrap_or_else(|e| panic!("encode {id}: {e:?}"));
     assert_ne!(enc, data, "filter {id} changed nothing");
-    let dec = f.apply(true, visible, enc).unwrap_or_else(|e| panic!("decode {id}: {e:?}"));
+    let dec = f
+        .apply(true, visible, enc)
+        .unwrap_or_else(|e| panic!("decode {id}: {e:?}"));
     assert_eq!(dec, data, "filter {id}");
 }
 
@@ -207,7 +223,14 @@ fn wheel_plugins() {
     for id in [1, 2, 3, 307, 32001, 32015] {
         assert!(got.contains(&id), "wheel filter {id} missing: {got:?}");
     }
-    for (id, name) in [(1, "zlib"), (2, "shuffle"), (3, "fletcher32"), (307, "bz2"), (32015, "zstd"), (32001, "blosc")] {
+    for (id, name) in [
+        (1, "zlib"),
+        (2, "shuffle"),
+        (3, "fletcher32"),
+        (307, "bz2"),
+        (32015, "zstd"),
+        (32001, "blosc"),
+    ] {
         let c = set.codec(id).unwrap_or_else(|| panic!("no codec for {id}"));
         assert_eq!(c.codec_id(), name);
         assert_eq!(set.codec_by_name(name).unwrap().hdf5_id(), id);

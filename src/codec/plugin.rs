@@ -210,7 +210,11 @@ struct State {
     generation: u64,
 }
 
-static STATE: Mutex<State> = Mutex::new(State { dirs: None, set: None, generation: 0 });
+static STATE: Mutex<State> = Mutex::new(State {
+    dirs: None,
+    set: None,
+    generation: 0,
+});
 
 /// Split a path list at `sep` as `ncaux_plugin_path_parse` does: an empty
 /// list has no directories; otherwise every piece counts, empty ones too.
@@ -314,15 +318,29 @@ pub fn scan(dirs: &[String]) -> PluginSet {
         if let Some(c) = codecs.iter().find(|c| c.hdf5_id == id) {
             paired.insert(id, c.clone());
         } else if let Some(c) = defaults.iter().find(|c| c.hdf5_id == id) {
-            crate::nclog!(Level::Note, "plugin: filter {id} uses default codec {:?} from {}", c.codec_id, c.lib.path());
+            crate::nclog!(
+                Level::Note,
+                "plugin: filter {id} uses default codec {:?} from {}",
+                c.codec_id,
+                c.lib.path()
+            );
             paired.insert(id, c.clone());
         } else {
-            crate::nclog!(Level::Note, "plugin: filter {id} ({}) has no codec information", f.lib.path());
+            crate::nclog!(
+                Level::Note,
+                "plugin: filter {id} ({}) has no codec information",
+                f.lib.path()
+            );
         }
     }
     for c in &codecs {
         if !paired.contains_key(&c.hdf5_id) {
-            crate::nclog!(Level::Note, "plugin: codec {:?} ({}) has no HDF5 filter on the path", c.codec_id, c.lib.path());
+            crate::nclog!(
+                Level::Note,
+                "plugin: codec {:?} ({}) has no HDF5 filter on the path",
+                c.codec_id,
+                c.lib.path()
+            );
         }
     }
     // netcdf-c initialises the complete plugins right after the scan.
@@ -374,7 +392,12 @@ fn dir_entries(dir: &str) -> Vec<std::path::PathBuf> {
     files
 }
 
-fn load_one(file: &Path, filters: &mut Vec<FilterHandle>, codecs: &mut Vec<CodecHandle>, defaults: &mut Vec<CodecHandle>) {
+fn load_one(
+    file: &Path,
+    filters: &mut Vec<FilterHandle>,
+    codecs: &mut Vec<CodecHandle>,
+    defaults: &mut Vec<CodecHandle>,
+) {
     let shown = file.display();
     match plugin_loader::load(file) {
         Loaded::NotPlugin(why) => crate::nclog!(Level::Note, "plugin: skipping {shown}: not a plugin ({why})"),
@@ -385,15 +408,28 @@ fn load_one(file: &Path, filters: &mut Vec<FilterHandle>, codecs: &mut Vec<Codec
             }
             for c in found {
                 if !valid_id(i64::from(c.hdf5_id)) {
-                    crate::nclog!(Level::Warn, "plugin: {shown}: default codec {:?} has invalid HDF5 id {}", c.codec_id, c.hdf5_id);
+                    crate::nclog!(
+                        Level::Warn,
+                        "plugin: {shown}: default codec {:?} has invalid HDF5 id {}",
+                        c.codec_id,
+                        c.hdf5_id
+                    );
                     continue;
                 }
-                crate::nclog!(Level::Note, "plugin: {shown}: default codec {:?} for filter {}", c.codec_id, c.hdf5_id);
+                crate::nclog!(
+                    Level::Note,
+                    "plugin: {shown}: default codec {:?} for filter {}",
+                    c.codec_id,
+                    c.hdf5_id
+                );
                 defaults.push(c);
             }
         }
         Loaded::Plugin { filter, codec } => {
-            let id = filter.as_ref().map_or_else(|| codec.as_ref().map_or(0, |c| i64::from(c.hdf5_id)), |f| i64::from(f.id));
+            let id = filter.as_ref().map_or_else(
+                || codec.as_ref().map_or(0, |c| i64::from(c.hdf5_id)),
+                |f| i64::from(f.id),
+            );
             if !valid_id(id) {
                 crate::nclog!(Level::Warn, "plugin: skipping {shown}: invalid filter id {id}");
                 return;
@@ -409,7 +445,10 @@ fn load_one(file: &Path, filters: &mut Vec<FilterHandle>, codecs: &mut Vec<Codec
             }
             if let Some(c) = codec {
                 if codecs.iter().any(|g| g.hdf5_id == id) {
-                    crate::nclog!(Level::Note, "plugin: {shown}: codec for filter {id} already loaded; ignored");
+                    crate::nclog!(
+                        Level::Note,
+                        "plugin: {shown}: codec for filter {id} already loaded; ignored"
+                    );
                 } else {
                     crate::nclog!(Level::Note, "plugin: {shown}: codec {:?} for filter {id}", c.codec_id);
                     codecs.push(c);

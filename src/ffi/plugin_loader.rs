@@ -56,10 +56,8 @@ struct H5ZClass2 {
 }
 
 type InitFn = unsafe extern "C" fn();
-type ToHdf5Fn =
-    unsafe extern "C" fn(codec: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> c_int;
-type ToCodecFn =
-    unsafe extern "C" fn(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int;
+type ToHdf5Fn = unsafe extern "C" fn(codec: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> c_int;
+type ToCodecFn = unsafe extern "C" fn(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int;
 type ModifyFn = unsafe extern "C" fn(
     ncid: c_int,
     varid: c_int,
@@ -137,9 +135,15 @@ pub enum Loaded {
     Rejected(String),
     /// A library of `NCZ_codec_info_defaults` (its other entry points are
     /// ignored, as netcdf-c does). Unusable entries are listed in `skipped`.
-    Defaults { codecs: Vec<CodecHandle>, skipped: Vec<String> },
+    Defaults {
+        codecs: Vec<CodecHandle>,
+        skipped: Vec<String>,
+    },
     /// A library with an HDF5 filter, a codec, or both (same id).
-    Plugin { filter: Option<FilterHandle>, codec: Option<CodecHandle> },
+    Plugin {
+        filter: Option<FilterHandle>,
+        codec: Option<CodecHandle>,
+    },
 }
 
 /// Serialises every call into a plugin filter: plugins were written for
@@ -184,7 +188,9 @@ unsafe fn read_codec(lib: &Arc<LoadedLib>, p: *const NczCodec) -> Result<CodecHa
     // two ints are read before the version is known.
     let (version, sort) = unsafe { ((*p).version, (*p).sort) };
     if version != NCZ_CODEC_CLASS_VER {
-        return Err(format!("NCZ_codec_t version {version} (expected {NCZ_CODEC_CLASS_VER})"));
+        return Err(format!(
+            "NCZ_codec_t version {version} (expected {NCZ_CODEC_CLASS_VER})"
+        ));
     }
     if sort != NCZ_CODEC_HDF5 {
         return Err(format!("NCZ_codec_t sort {sort} (expected {NCZ_CODEC_HDF5})"));
@@ -275,9 +281,7 @@ pub fn load(path: &Path) -> Loaded {
             // SAFETY: non-NULL; only the version is read before it is known.
             let version = unsafe { (*p).version };
             if version != H5Z_CLASS_T_VERS {
-                return Loaded::Rejected(format!(
-                    "H5Z_class2_t version {version} (expected {H5Z_CLASS_T_VERS})"
-                ));
+                return Loaded::Rejected(format!("H5Z_class2_t version {version} (expected {H5Z_CLASS_T_VERS})"));
             }
             // SAFETY: version 1 fixes the layout declared above.
             let c = unsafe { &*p };
@@ -308,10 +312,7 @@ pub fn load(path: &Path) -> Loaded {
     if let (Some(f), Some(c)) = (&filter, &codec)
         && i64::from(f.id) != i64::from(c.hdf5_id)
     {
-        return Loaded::Rejected(format!(
-            "HDF5 filter id {} and codec hdf5id {} differ",
-            f.id, c.hdf5_id
-        ));
+        return Loaded::Rejected(format!("HDF5 filter id {} and codec hdf5id {} differ", f.id, c.hdf5_id));
     }
     Loaded::Plugin { filter, codec }
 }
@@ -339,7 +340,16 @@ impl FilterHandle {
             // bytes of which nbytes are valid; the filter may free it and
             // store a new malloc'ed buffer and size; cd_values has cd_nelmts
             // entries.
-            unsafe { func(flags, cd_values.len(), cd_values.as_ptr(), input.len(), &mut buf_size, &mut buf) }
+            unsafe {
+                func(
+                    flags,
+                    cd_values.len(),
+                    cd_values.as_ptr(),
+                    input.len(),
+                    &mut buf_size,
+                    &mut buf,
+                )
+            }
         };
         let out = if n == 0 || buf.is_null() || n > buf_size {
             crate::nclog!(
@@ -496,7 +506,10 @@ pub fn at_exit(f: fn()) {
         // SAFETY: registers a plain extern "C" function that never unwinds.
         let rc = unsafe { libc::atexit(run_exit_hook) };
         if rc != 0 {
-            crate::nclog!(crate::log::Level::Warn, "atexit failed: plugin codecs will not be finalised at exit");
+            crate::nclog!(
+                crate::log::Level::Warn,
+                "atexit failed: plugin codecs will not be finalised at exit"
+            );
         }
     }
 }

@@ -202,7 +202,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncaux_plugin_path_parse(pathlist: *const c_char, sep: c_char, dirs: *mut NCPluginList) -> c_int {
+pub unsafe extern "C" fn ncaux_plugin_path_parse(
+    pathlist: *const c_char,
+    sep: c_char,
+    dirs: *mut NCPluginList,
+) -> c_int {
     let len = if pathlist.is_null() {
         0
     } else {
@@ -216,7 +220,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(pathlist: *const c_char, sep: c
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncaux_plugin_path_tostring(dirs: *const NCPluginList, sep: c_char, catp: *mut *mut c_char) -> c_int {
+pub unsafe extern "C" fn ncaux_plugin_path_tostring(
+    dirs: *const NCPluginList,
+    sep: c_char,
+    catp: *mut *mut c_char,
+) -> c_int {
     status(|| {
         if dirs.is_null() {
             return Err(NcError::Inval);
