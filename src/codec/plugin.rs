@@ -185,8 +185,21 @@ fn ensure_initialized(h: &CodecHandle) {
         }
         done.push(h.clone());
     }
-    AT_EXIT.call_once(|| plugin_loader::at_exit(finalize_codecs));
+    AT_EXIT.call_once(|| plugin_loader::at_exit(finalize_at_exit));
     h.initialize();
+}
+
+/// At process exit: as `finalize_codecs`, but never waits for a lock another
+/// (now frozen) thread may hold.
+fn finalize_at_exit() {
+    let done = match INITIALIZED.try_lock() {
+        Ok(mut g) => std::mem::take(&mut *g),
+        Err(std::sync::TryLockError::Poisoned(p)) => std::mem::take(&mut *p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => return,
+    };
+    for h in done.iter().rev() {
+        h.finalize();
+    }
 }
 
 /// `NCZ_codec_finalize` for every initialised codec.
