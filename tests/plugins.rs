@@ -183,6 +183,52 @@ fn own_plugins_junk_wheel_and_debian() {
 
     wheel_plugins();
     debian_plugins();
+    path_exports_take_null();
+}
+
+/// The plugin-path exports with NULL and invalid arguments: an error code or
+/// "ignored", never a crash.
+fn path_exports_take_null() {
+    use netcdf::ffi::plugin_path::*;
+    use std::ptr::{null, null_mut};
+    const EINVAL: i32 = -36;
+    let mut buf = [0 as std::ffi::c_char; 8];
+    let mut l = NCPluginList {
+        ndirs: 0,
+        dirs: null_mut(),
+    };
+    // SAFETY: every pointer is NULL or valid for the access the function makes.
+    unsafe {
+        assert_eq!(nc_plugin_path_ndirs(null_mut()), 0);
+        assert_eq!(nc_plugin_path_get(null_mut()), 0);
+        assert_eq!(nc_plugin_path_set(null_mut()), EINVAL);
+        let mut bad = NCPluginList {
+            ndirs: 3,
+            dirs: null_mut(),
+        };
+        assert_eq!(nc_plugin_path_set(&mut bad), EINVAL);
+        let mut with_null: [*mut std::ffi::c_char; 1] = [null_mut()];
+        let mut bad = NCPluginList {
+            ndirs: 1,
+            dirs: with_null.as_mut_ptr(),
+        };
+        assert_eq!(nc_plugin_path_set(&mut bad), EINVAL);
+        assert_eq!(ncaux_plugin_path_parsen(3, c"/a".as_ptr(), 0, null_mut()), EINVAL);
+        assert_eq!(ncaux_plugin_path_parse(null(), 0, &mut l), 0);
+        assert_eq!(l.ndirs, 0);
+        assert_eq!(ncaux_plugin_path_tostring(null(), 0, null_mut()), EINVAL);
+        assert_eq!(ncaux_plugin_path_tostring(&bad, 0, null_mut()), 0);
+        assert_eq!(ncaux_plugin_path_clear(null_mut()), 0);
+        assert_eq!(ncaux_plugin_path_reclaim(null_mut()), 0);
+        assert_eq!(ncaux_plugin_path_append(null_mut(), c"/a".as_ptr()), EINVAL);
+        assert_eq!(ncaux_plugin_path_append(&mut l, null()), EINVAL);
+        assert_eq!(ncaux_plugin_path_prepend(null_mut(), null()), EINVAL);
+        assert_eq!(ncaux_plugin_path_stringget(-1, buf.as_mut_ptr()), EINVAL);
+        assert_eq!(ncaux_plugin_path_stringget(8, null_mut()), EINVAL);
+        assert_eq!(ncaux_plugin_path_stringset(-5, c"/a".as_ptr()), EINVAL);
+        assert_eq!(ncaux_plugin_path_stringset(2, null()), EINVAL);
+        assert!(ncaux_plugin_path_stringlen() >= 0);
+    }
 }
 
 /// The netCDF4 wheel's plugins directory, if the venv exists.
