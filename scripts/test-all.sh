@@ -2,7 +2,8 @@
 # The project's single test command (CI runs it after scripts/install-deps.sh):
 #   1. cargo build --release --locked
 #   2. cargo test --release --locked        (the whole crate)
-#   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures)
+#   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures),
+#      cmake --install + downstream projects, Debian's ncgen/ncdump/nccopy (scripts/test-tools.sh)
 #   4. the C tests under valgrind, then against the reference netcdf-c 4.10.1 (netCDF4 wheel),
 #      and the differential tests of the client helpers and time functions
 #      against Debian's netcdf-c 4.9.0
@@ -48,6 +49,8 @@ if [ -f "$log" ]; then
     grep -E '^fixtures: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" || true
 fi
 
+run_test "install + find_package/pkg-config projects" bash scripts/test-install.sh
+run_test "Debian ncgen/ncdump/nccopy on our library" bash scripts/test-tools.sh
 run_test "ctests under valgrind" bash scripts/run-ctests-valgrind.sh
 run_test "ctests against netcdf-c 4.10.1" bash scripts/run-ctests-reference.sh
 run_test "client helpers vs netcdf-c 4.9.0" bash scripts/run-client-ctest.sh

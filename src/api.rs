@@ -23,6 +23,12 @@ pub fn libvers() -> &'static str {
     concat!("4.10.1 of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $\0")
 }
 
+/// Whether our engine serves `path` (a Zarr dataset, or a Zarr URL it will
+/// reject with its own error); everything else may be delegated.
+pub fn is_zarr(path: &str, for_create: bool) -> bool {
+    !matches!(url::classify(path, for_create), Ok(Target::NotZarr))
+}
+
 fn zarr_location(path: &str, for_create: bool) -> NcResult<Location> {
     match url::classify(path, for_create)? {
         Target::Zarr(loc) => Ok(loc),

@@ -4,27 +4,39 @@
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
 
-/// What a slot holds: one of our datasets, or a delegated one (later).
+/// One of our datasets, shared between the threads that use it.
 pub type Shared = Arc<Mutex<Dataset>>;
 
-static TABLE: Mutex<BTreeMap<i32, Shared>> = Mutex::new(BTreeMap::new());
+/// What a slot holds: one of our datasets, or a dataset of the system
+/// libnetcdf (delegated), known by its root ncid there.
+#[derive(Clone)]
+enum Entry {
+    Ours(Shared),
+    Foreign(i32),
+}
+
+static TABLE: Mutex<BTreeMap<i32, Entry>> = Mutex::new(BTreeMap::new());
+
+/// How many slots hold delegated datasets: lets every call on our own
+/// datasets skip the delegation lookup while there are none.
+static FOREIGN: AtomicUsize = AtomicUsize::new(0);
 
 /// The highest slot: ncids must stay positive `int`s.
 const MAX_SLOT: i32 = 0x7fff;
 
-fn table() -> MutexGuard<'static, BTreeMap<i32, Shared>> {
-    // The table holds only Arcs; a panic while it was locked cannot leave it
-    // half-updated, so a poisoned lock is safe to reuse.
+fn table() -> MutexGuard<'static, BTreeMap<i32, Entry>> {
+    // The table holds only Arcs and ids; a panic while it was locked cannot
+    // leave it half-updated, so a poisoned lock is safe to reuse.
     TABLE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Register a dataset; returns its root ncid.
-pub fn insert(ds: Dataset) -> NcResult<i32> {
+fn insert_entry(e: Entry) -> NcResult<i32> {
     let mut t = table();
     let mut slot = 1;
     while t.contains_key(&slot) {
@@ -33,8 +45,39 @@ pub fn insert(ds: Dataset) -> NcResult<i32> {
             return Err(NcError::NFile);
         }
     }
-    t.insert(slot, Arc::new(Mutex::new(ds)));
+    t.insert(slot, e);
     Ok(slot << 16)
+}
+
+/// Register a dataset; returns its root ncid.
+pub fn insert(ds: Dataset) -> NcResult<i32> {
+    insert_entry(Entry::Ours(Arc::new(Mutex::new(ds))))
+}
+
+/// Register a dataset of the system libnetcdf by its root ncid there;
+/// returns our root ncid for it.
+pub fn insert_foreign(ext_root: i32) -> NcResult<i32> {
+    let id = insert_entry(Entry::Foreign(ext_root & !0xffff))?;
+    FOREIGN.fetch_add(1, Ordering::SeqCst);
+    Ok(id)
+}
+
+/// The system library's ncid for `ncid` (same group bits), when `ncid` names
+/// a delegated dataset.
+pub fn foreign(ncid: i32) -> Option<i32> {
+    if FOREIGN.load(Ordering::Relaxed) == 0 || ncid < 0 {
+        return None;
+    }
+    match table().get(&(ncid >> 16)) {
+        Some(Entry::Foreign(ext)) => Some(ext | (ncid & 0xffff)),
+        _ => None,
+    }
+}
+
+/// Our ncid for a group id the system library returned for a delegated
+/// dataset whose ncid (any of its groups) is `ours`.
+pub fn from_foreign(ours: i32, ext_ncid: i32) -> i32 {
+    (ours & !0xffff) | (ext_ncid & 0xffff)
 }
 
 /// Find the dataset of an ncid and the group index it names.
@@ -44,13 +87,34 @@ pub fn get(ncid: i32) -> NcResult<(Shared, usize)> {
     }
     let slot = ncid >> 16;
     let grp = (ncid & 0xffff) as usize;
-    let ds = table().get(&slot).cloned().ok_or(NcError::BadId)?;
-    Ok((ds, grp))
+    match table().get(&slot) {
+        Some(Entry::Ours(ds)) => Ok((ds.clone(), grp)),
+        // A delegated dataset reaching our engine: the export did not
+        // forward the call (it has no meaning across libraries).
+        Some(Entry::Foreign(_)) => Err(NcError::BadId),
+        None => Err(NcError::BadId),
+    }
 }
 
-/// Remove a dataset from the table (close/abort).
+/// Remove one of our datasets from the table (close/abort).
 pub fn remove(ncid: i32) -> NcResult<Shared> {
-    table().remove(&(ncid >> 16)).ok_or(NcError::BadId)
+    let mut t = table();
+    match t.get(&(ncid >> 16)) {
+        Some(Entry::Ours(_)) => match t.remove(&(ncid >> 16)) {
+            Some(Entry::Ours(ds)) => Ok(ds),
+            _ => Err(NcError::BadId),
+        },
+        _ => Err(NcError::BadId),
+    }
+}
+
+/// Remove a delegated dataset from the table (after the system library closed it).
+pub fn remove_foreign(ncid: i32) {
+    let mut t = table();
+    if let Some(Entry::Foreign(_)) = t.get(&(ncid >> 16)) {
+        t.remove(&(ncid >> 16));
+        FOREIGN.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The ncid of group `grp` of the dataset whose root ncid is `ncid`.

@@ -177,7 +177,12 @@ impl ChunkSpec {
     /// comes from metadata, so memory is reserved fallibly (NC_ENOMEM).
     fn fill_chunk(&self) -> NcResult<ChunkData> {
         let no_mem = |_| {
-            crate::nclog!(Level::Error, "{}: no memory for a chunk of {} values", self.prefix, self.nelems);
+            crate::nclog!(
+                Level::Error,
+                "{}: no memory for a chunk of {} values",
+                self.prefix,
+                self.nelems
+            );
             NcError::NoMem
         };
         match self.ty {

@@ -6,6 +6,7 @@
 //! type (for gets: room for the attribute's length), name buffers of
 //! NC_MAX_NAME+1 bytes.
 
+use super::delegate::{self, forward};
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, cstr, malloc_cstring, put, put_name, slice, slice_mut, status};
@@ -133,6 +134,7 @@ macro_rules! typed_att {
             len: usize,
             op: *const $t,
         ) -> c_int {
+            forward!(ncid => $put(ncid, varid, name, xtype, len, op));
             // SAFETY: forwarded contract.
             status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op.cast(), Some($nct)) })
         }
@@ -142,6 +144,7 @@ macro_rules! typed_att {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $get(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut $t) -> c_int {
+            forward!(ncid => $get(ncid, varid, name, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some($nct)) })
         }
@@ -179,6 +182,7 @@ pub unsafe extern "C" fn nc_put_att_text(
     len: usize,
     op: *const c_char,
 ) -> c_int {
+    forward!(ncid => nc_put_att_text(ncid, varid, name, len, op));
     // SAFETY: forwarded contract.
     status(|| unsafe { put_att_impl(ncid, varid, name, NcType::Char.id(), len, op.cast(), Some(NcType::Char)) })
 }
@@ -188,6 +192,7 @@ pub unsafe extern "C" fn nc_put_att_text(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
+    forward!(ncid => nc_get_att_text(ncid, varid, name, ip));
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::Char)) })
 }
@@ -203,6 +208,7 @@ pub unsafe extern "C" fn nc_put_att_string(
     len: usize,
     op: *mut *const c_char,
 ) -> c_int {
+    forward!(ncid => nc_put_att_string(ncid, varid, name, len, op));
     // SAFETY: forwarded contract.
     status(|| unsafe {
         put_att_impl(
@@ -227,6 +233,7 @@ pub unsafe extern "C" fn nc_get_att_string(
     name: *const c_char,
     ip: *mut *mut c_char,
 ) -> c_int {
+    forward!(ncid => nc_get_att_string(ncid, varid, name, ip));
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::String)) })
 }
@@ -243,6 +250,7 @@ pub unsafe extern "C" fn nc_put_att(
     len: usize,
     op: *const c_void,
 ) -> c_int {
+    forward!(ncid => nc_put_att(ncid, varid, name, xtype, len, op));
     // SAFETY: forwarded contract.
     status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op, None) })
 }
@@ -252,6 +260,7 @@ pub unsafe extern "C" fn nc_put_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
+    forward!(ncid => nc_get_att(ncid, varid, name, ip));
     // SAFETY: forwarded contract.
     status(|| unsafe { get_att_impl(ncid, varid, name, ip, None) })
 }
@@ -267,6 +276,7 @@ pub unsafe extern "C" fn nc_inq_att(
     xtypep: *mut c_int,
     lenp: *mut usize,
 ) -> c_int {
+    forward!(ncid => nc_inq_att(ncid, varid, name, xtypep, lenp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -287,6 +297,7 @@ pub unsafe extern "C" fn nc_inq_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_atttype(ncid, varid, name, xtypep));
     // SAFETY: forwarded contract.
     unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
 }
@@ -296,6 +307,7 @@ pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_attlen(ncid, varid, name, lenp));
     // SAFETY: forwarded contract.
     unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
 }
@@ -305,6 +317,7 @@ pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_attid(ncid, varid, name, idp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -326,6 +339,7 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_attname(ncid, varid, attnum, name));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let atts = ds.atts(grp, varid)?;
@@ -350,6 +364,7 @@ pub unsafe extern "C" fn nc_rename_att(
     name: *const c_char,
     newname: *const c_char,
 ) -> c_int {
+    forward!(ncid => nc_rename_att(ncid, varid, name, newname));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let (name, newname) = unsafe { (cstr(name)?, cstr(newname)?) };
@@ -362,6 +377,7 @@ pub unsafe extern "C" fn nc_rename_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    forward!(ncid => nc_del_att(ncid, varid, name));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -380,6 +396,23 @@ pub unsafe extern "C" fn nc_copy_att(
     ncid_out: c_int,
     varid_out: c_int,
 ) -> c_int {
+    match (delegate::lookup(ncid_in), delegate::lookup(ncid_out)) {
+        (None, None) => {}
+        (Some(a), Some(b)) => {
+            // Both in the system library: its own copy, with its ids.
+            let like: unsafe extern "C" fn(c_int, c_int, *const c_char, c_int, c_int) -> c_int = nc_copy_att;
+            return match delegate::symbol(b"nc_copy_att\0") {
+                Some(p) => {
+                    let _g = delegate::serial();
+                    // SAFETY: same prototype; arguments passed on under the caller's contract.
+                    unsafe { delegate::cast_like(like, p)(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) }
+                }
+                None => NcError::NotBuilt.code(),
+            };
+        }
+        // SAFETY: forwarded contract.
+        _ => return unsafe { copy_att_across(ncid_in, varid_in, name, ncid_out, varid_out) },
+    }
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -390,4 +423,59 @@ pub unsafe extern "C" fn nc_copy_att(
             ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone())
         })
     })
+}
+
+/// nc_copy_att between a delegated dataset and one of ours (nccopy converting
+/// between netCDF files and Zarr): read through one library's public calls,
+/// write through the other's, so each side applies its own rules.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated.
+unsafe fn copy_att_across(
+    ncid_in: c_int,
+    varid_in: c_int,
+    name: *const c_char,
+    ncid_out: c_int,
+    varid_out: c_int,
+) -> c_int {
+    const NC_STRING: c_int = 12;
+    const NC_MAX_ATOMIC_TYPE: c_int = 12;
+    let mut xtype: c_int = 0;
+    let mut len: usize = 0;
+    // SAFETY: name per contract; out-parameters are locals.
+    let rc = unsafe { nc_inq_att(ncid_in, varid_in, name, &mut xtype, &mut len) };
+    if rc != 0 {
+        return rc;
+    }
+    if !(1..=NC_MAX_ATOMIC_TYPE).contains(&xtype) {
+        // A user-defined type has no counterpart in the other library's dataset.
+        return NcError::BadType.code();
+    }
+    let Ok(ty) = NcType::from_id(xtype) else {
+        return NcError::BadType.code();
+    };
+    let Some(bytes) = len.checked_mul(ty.size()) else {
+        return NcError::NoMem.code();
+    };
+    // Aligned storage for the values (pointers and doubles need 8 bytes).
+    let mut words: Vec<u64> = Vec::new();
+    let n = bytes.div_ceil(8).max(1);
+    if words.try_reserve_exact(n).is_err() {
+        return NcError::NoMem.code();
+    }
+    words.resize(n, 0);
+    let p = words.as_mut_ptr().cast::<c_void>();
+    // SAFETY: p has room for len values of xtype.
+    let rc = unsafe { nc_get_att(ncid_in, varid_in, name, p) };
+    if rc != 0 {
+        return rc;
+    }
+    // SAFETY: p holds len values of xtype.
+    let rc = unsafe { nc_put_att(ncid_out, varid_out, name, xtype, len, p) };
+    if xtype == NC_STRING {
+        // The strings were allocated by the library that read them, with malloc.
+        // SAFETY: p holds len string pointers from nc_get_att.
+        unsafe { super::data::nc_free_string(len, p.cast::<*mut c_char>()) };
+    }
+    rc
 }

@@ -7,6 +7,7 @@
 //! holds the selected values in the call's memory type (for `varm`, as far as
 //! the map reaches); strings are `char*` values, NUL-terminated or NULL.
 
+use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, malloc_cstring, slice, slice_mut, status};
@@ -333,6 +334,7 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: $tin) -> c_int {
+            forward!(ncid => $pv(ncid, varid, op));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -350,6 +352,7 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: $tout) -> c_int {
+            forward!(ncid => $gv(ncid, varid, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -367,6 +370,7 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: $tin) -> c_int {
+            forward!(ncid => $pv1(ncid, varid, indexp, op));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -384,6 +388,7 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: $tout) -> c_int {
+            forward!(ncid => $gv1(ncid, varid, indexp, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -407,6 +412,7 @@ macro_rules! data_family {
             countp: *const usize,
             op: $tin,
         ) -> c_int {
+            forward!(ncid => $pva(ncid, varid, startp, countp, op));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -430,6 +436,7 @@ macro_rules! data_family {
             countp: *const usize,
             ip: $tout,
         ) -> c_int {
+            forward!(ncid => $gva(ncid, varid, startp, countp, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -454,6 +461,7 @@ macro_rules! data_family {
             stridep: *const isize,
             op: $tin,
         ) -> c_int {
+            forward!(ncid => $pvs(ncid, varid, startp, countp, stridep, op));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -478,6 +486,7 @@ macro_rules! data_family {
             stridep: *const isize,
             ip: $tout,
         ) -> c_int {
+            forward!(ncid => $gvs(ncid, varid, startp, countp, stridep, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -503,6 +512,7 @@ macro_rules! data_family {
             imapp: *const isize,
             op: $tin,
         ) -> c_int {
+            forward!(ncid => $pvm(ncid, varid, startp, countp, stridep, imapp, op));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 put_impl(
@@ -528,6 +538,7 @@ macro_rules! data_family {
             imapp: *const isize,
             ip: $tout,
         ) -> c_int {
+            forward!(ncid => $gvm(ncid, varid, startp, countp, stridep, imapp, ip));
             // SAFETY: forwarded contract.
             status(|| unsafe {
                 get_impl(
@@ -799,6 +810,7 @@ pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
+    forward!(ncid => nc_reclaim_data(ncid, xtype, memory, nelems));
     status(|| {
         handles::get(ncid)?;
         let t = NcType::from_id(xtype).map_err(|_| NcError::BadTypId)?;
@@ -823,6 +835,7 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
+    forward!(ncid => nc_reclaim_data_all(ncid, xtype, memory, nelems));
     // SAFETY: forwarded contract; memory itself was malloc'd by the caller.
     let r = unsafe { nc_reclaim_data(ncid, xtype, memory, nelems) };
     if r == 0 {

@@ -5,10 +5,12 @@
 //! Pointer arguments are NULL or valid for the access netcdf-c documents:
 //! strings NUL-terminated, out-parameters writable, arrays long enough.
 
+use super::delegate::forward;
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_float, c_int};
 use std::sync::LazyLock;
 
+use super::delegate;
 use super::{cstr, put, slice_mut, status};
 use crate::api;
 use crate::error::{NcError, strerror};
@@ -21,11 +23,39 @@ const NC_NETCDF4: c_int = 0x1000;
 const NC_FILL: c_int = 0;
 const NC_NOFILL: c_int = 0x100;
 
+/// Open or create a path that is not Zarr with the system libnetcdf, after
+/// handing it the library-wide settings made here. Returns its status
+/// unchanged (netcdf-c's positive errno values included); `None` when the path
+/// is ours to serve, or there is no system library (our engine answers then).
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `ncidp` is NULL or writable.
+unsafe fn delegate_open(create: bool, path: *const c_char, mode: c_int, ncidp: *mut c_int) -> Option<c_int> {
+    if path.is_null() || ncidp.is_null() {
+        return None;
+    }
+    super::catch(Some(NcError::Internal.code()), || {
+        // SAFETY: non-NULL, NUL-terminated by contract.
+        let p = unsafe { cstr(path) }.ok()?;
+        if api::is_zarr(p, create) {
+            return None;
+        }
+        delegate::system()?;
+        apply_settings_to_system();
+        // SAFETY: path NUL-terminated, ncidp writable (checked non-NULL).
+        unsafe { delegate::open_or_create(create, path, mode, ncidp) }
+    })
+}
+
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
+    // SAFETY: same contract.
+    if let Some(rc) = unsafe { delegate_open(true, path, cmode, ncidp) } {
+        return rc;
+    }
     status(|| {
         // SAFETY: path is NULL or NUL-terminated (contract above).
         let path = unsafe { cstr(path) }?;
@@ -60,6 +90,10 @@ pub unsafe extern "C" fn nc__create(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
+    // SAFETY: same contract.
+    if let Some(rc) = unsafe { delegate_open(false, path, mode, ncidp) } {
+        return rc;
+    }
     status(|| {
         // SAFETY: path is NULL or NUL-terminated.
         let path = unsafe { cstr(path) }?;
@@ -89,26 +123,35 @@ pub unsafe extern "C" fn nc__open(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
+    if let Some(rc) = delegate::close(ncid, false) {
+        return rc;
+    }
     status(|| api::close(ncid))
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
+    if let Some(rc) = delegate::close(ncid, true) {
+        return rc;
+    }
     status(|| api::abort(ncid))
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
+    forward!(ncid => nc_sync(ncid));
     status(|| handles::with(ncid, |ds, _| api::sync(ds)))
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
+    forward!(ncid => nc_redef(ncid));
     status(|| handles::with(ncid, |ds, _| api::redef(ds)))
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
+    forward!(ncid => nc_enddef(ncid));
     status(|| handles::with(ncid, |ds, _| api::enddef(ds)))
 }
 
@@ -120,6 +163,7 @@ pub extern "C" fn nc__enddef(
     _v_minfree: usize,
     _r_align: usize,
 ) -> c_int {
+    forward!(ncid => nc__enddef(ncid, _h_minfree, _v_align, _v_minfree, _r_align));
     nc_enddef(ncid)
 }
 
@@ -134,6 +178,7 @@ pub unsafe extern "C" fn nc_inq(
     nattsp: *mut c_int,
     unlimdimidp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq(ncid, ndimsp, nvarsp, nattsp, unlimdimidp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let g = &ds.groups[grp];
@@ -160,6 +205,7 @@ pub unsafe extern "C" fn nc_inq(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_ndims(ncid, ndimsp));
     // SAFETY: forwarded contract.
     unsafe {
         nc_inq(
@@ -177,6 +223,7 @@ pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_nvars(ncid, nvarsp));
     // SAFETY: forwarded contract.
     unsafe {
         nc_inq(
@@ -194,6 +241,7 @@ pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_natts(ncid, nattsp));
     // SAFETY: forwarded contract.
     unsafe {
         nc_inq(
@@ -211,6 +259,7 @@ pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_unlimdim(ncid, unlimdimidp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             // The first unlimited dimension of this group or, failing that, its ancestors.
@@ -235,6 +284,7 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_unlimdims(ncid, nunlimdimsp, unlimdimidsp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ids: Vec<c_int> = ds.groups[grp]
@@ -261,6 +311,7 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_format(ncid, formatp));
     status(|| {
         handles::get(ncid)?;
         // SAFETY: NULL or writable.
@@ -274,6 +325,7 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_format_extended(ncid, formatp, modep));
     status(|| {
         handles::get(ncid)?;
         // SAFETY: NULL or writable.
@@ -290,6 +342,7 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_path(ncid, pathlen, path));
     status(|| {
         handles::with(ncid, |ds, _| {
             // SAFETY: NULL or writable; path has room for the path and a NUL.
@@ -311,6 +364,7 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
+    forward!(ncid => nc_set_fill(ncid, fillmode, old_modep));
     status(|| {
         handles::with(ncid, |ds, _| {
             if !ds.writable {
@@ -371,6 +425,8 @@ pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: c_f
             return Err(NcError::Inval);
         }
         *CACHE_DEFAULTS.lock().unwrap_or_else(|p| p.into_inner()) = (size, nelems, preemption);
+        CACHE_SET.store(true, std::sync::atomic::Ordering::Relaxed);
+        apply_settings_to_system();
         Ok(())
     })
 }
@@ -404,6 +460,7 @@ pub extern "C" fn nc_set_var_chunk_cache(
     nelems: usize,
     preemption: c_float,
 ) -> c_int {
+    forward!(ncid => nc_set_var_chunk_cache(ncid, varid, size, nelems, preemption));
     status(|| {
         if !(0.0..=1.0).contains(&preemption) {
             return Err(NcError::Inval);
@@ -425,6 +482,7 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
     nelemsp: *mut usize,
     preemptionp: *mut c_float,
 ) -> c_int {
+    forward!(ncid => nc_get_var_chunk_cache(ncid, varid, sizep, nelemsp, preemptionp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -440,6 +498,35 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
 }
 
 static DEFAULT_FORMAT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+static FORMAT_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static CACHE_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Hand the library-wide settings a program made (default format, chunk
+/// cache) to the system library, when it is loaded: its datasets follow them too.
+fn apply_settings_to_system() {
+    use std::sync::atomic::Ordering::Relaxed;
+    type SetFormat = unsafe extern "C" fn(c_int, *mut c_int) -> c_int;
+    type SetCache = unsafe extern "C" fn(usize, usize, c_float) -> c_int;
+    if FORMAT_SET.load(Relaxed) {
+        let like: SetFormat = nc_set_default_format;
+        // SAFETY: nc_set_default_format has this prototype in every netcdf-c.
+        if let Some(f) = unsafe { delegate::global(like, b"nc_set_default_format\0") } {
+            let _g = delegate::serial();
+            // SAFETY: NULL old-format pointer is allowed.
+            unsafe { f(DEFAULT_FORMAT.load(Relaxed), std::ptr::null_mut()) };
+        }
+    }
+    if CACHE_SET.load(Relaxed) {
+        let like: SetCache = nc_set_chunk_cache;
+        let (size, nelems, pre) = crate::model::cache_defaults();
+        // SAFETY: nc_set_chunk_cache has this prototype in every netcdf-c.
+        if let Some(f) = unsafe { delegate::global(like, b"nc_set_chunk_cache\0") } {
+            let _g = delegate::serial();
+            // SAFETY: plain values.
+            unsafe { f(size, nelems, pre) };
+        }
+    }
+}
 
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
@@ -451,6 +538,8 @@ pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut 
             return Err(NcError::Inval);
         }
         let old = DEFAULT_FORMAT.swap(format, std::sync::atomic::Ordering::Relaxed);
+        FORMAT_SET.store(true, std::sync::atomic::Ordering::Relaxed);
+        apply_settings_to_system();
         // SAFETY: NULL or writable.
         unsafe { put(old_formatp, old) };
         Ok(())

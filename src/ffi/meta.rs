@@ -39,6 +39,7 @@ unsafe fn put_ids(p: *mut c_int, ids: &[c_int]) -> NcResult<()> {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
+    forward!(ncid => nc_def_dim(ncid, name, len, idp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -81,6 +82,7 @@ fn find_group_path(ds: &Dataset, grp: usize, path: &str) -> NcResult<usize> {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_dimid(ncid, name, idp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -96,6 +98,7 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_dim(ncid, dimid, name, lenp));
     status(|| {
         handles::with(ncid, |ds, _| {
             let d = ds.check_dimid(dimid)?;
@@ -115,6 +118,7 @@ pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_dimname(ncid, dimid, name));
     // SAFETY: forwarded contract.
     unsafe { nc_inq_dim(ncid, dimid, name, std::ptr::null_mut()) }
 }
@@ -124,6 +128,7 @@ pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_dimlen(ncid, dimid, lenp));
     // SAFETY: forwarded contract.
     unsafe { nc_inq_dim(ncid, dimid, std::ptr::null_mut(), lenp) }
 }
@@ -133,6 +138,7 @@ pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usi
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
+    forward!(ncid => nc_rename_dim(ncid, dimid, name));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -147,6 +153,10 @@ pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
+    // SAFETY (after): new_ncid is NULL or writable.
+    forward!(parent_ncid => nc_def_grp(parent_ncid, name, new_ncid); after |rc| unsafe {
+        super::delegate::map_out_ncids(parent_ncid, rc, new_ncid, 1)
+    });
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -174,6 +184,11 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    // SAFETY (after): numgrps and ncids are NULL or valid as the caller gave them.
+    forward!(ncid => nc_inq_grps(ncid, numgrps, ncids); after |rc| unsafe {
+        let n = if numgrps.is_null() { 0 } else { numgrps.read().max(0) as usize };
+        super::delegate::map_out_ncids(ncid, rc, ncids, n)
+    });
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ids: Vec<c_int> = ds.groups[grp]
@@ -195,6 +210,7 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_grpname(ncid, name));
     status(|| {
         handles::with(ncid, |ds, grp| {
             // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
@@ -209,6 +225,7 @@ pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_grpname_full(ncid, lenp, full_name));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let full = ds.group_full_name(grp);
@@ -227,6 +244,7 @@ pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_grpname_len(ncid, lenp));
     // SAFETY: forwarded contract.
     unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
 }
@@ -236,6 +254,8 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
+    // SAFETY (after): parent_ncid is NULL or writable.
+    forward!(ncid => nc_inq_grp_parent(ncid, parent_ncid); after |rc| unsafe { super::delegate::map_out_ncids(ncid, rc, parent_ncid, 1) });
     status(|| {
         handles::with(ncid, |ds, grp| {
             let p = ds.groups[grp].parent.ok_or(NcError::NoGrp)?;
@@ -251,6 +271,10 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    // SAFETY (after): grp_ncid is NULL or writable.
+    forward!(ncid => nc_inq_grp_ncid(ncid, grp_name, grp_ncid); after |rc| unsafe {
+        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
+    });
     status(|| {
         if grp_name.is_null() {
             // netcdf-c: no name asks for the root group (ncdump relies on it).
@@ -280,6 +304,10 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    // SAFETY (after): grp_ncid is NULL or writable.
+    forward!(ncid => nc_inq_ncid(ncid, name, grp_ncid); after |rc| unsafe {
+        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
+    });
     // SAFETY: forwarded contract.
     unsafe { nc_inq_grp_ncid(ncid, name, grp_ncid) }
 }
@@ -289,6 +317,10 @@ pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid:
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    // SAFETY (after): grp_ncid is NULL or writable.
+    forward!(ncid => nc_inq_grp_full_ncid(ncid, full_name, grp_ncid); after |rc| unsafe {
+        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
+    });
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(full_name) }?;
@@ -306,6 +338,7 @@ pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_varids(ncid, nvars, varids));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ids: Vec<c_int> = (0..ds.groups[grp].vars.len() as c_int).collect();
@@ -328,6 +361,7 @@ pub unsafe extern "C" fn nc_inq_dimids(
     dimids: *mut c_int,
     include_parents: c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_dimids(ncid, ndims, dimids, include_parents));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let mut ids: Vec<c_int> = Vec::new();
@@ -355,6 +389,7 @@ pub unsafe extern "C" fn nc_inq_dimids(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_typeids(ncid, ntypes, _typeids));
     status(|| {
         handles::get(ncid)?;
         // SAFETY: NULL or writable. NCZarr has no user-defined types.
@@ -370,6 +405,7 @@ pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeid
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_type(ncid, xtype, name, size));
     status(|| {
         // netcdf-c answers atomic types without looking at the ncid's format.
         let _ = ncid;
@@ -388,6 +424,7 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_typeid(ncid, name, typeidp));
     status(|| {
         handles::get(ncid)?;
         // SAFETY: NUL-terminated or NULL.
@@ -412,6 +449,7 @@ pub unsafe extern "C" fn nc_inq_user_type(
     _nfields: *mut usize,
     _class: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_user_type(ncid, xtype, _name, _size, _base, _nfields, _class));
     status(|| {
         handles::get(ncid)?;
         // No user-defined type exists in an NCZarr dataset.
@@ -431,8 +469,25 @@ pub unsafe extern "C" fn nc_inq_type_equal(
     t2: c_int,
     equal: *mut c_int,
 ) -> c_int {
+    if let (Some(a), Some(b)) = (super::delegate::lookup(ncid1), super::delegate::lookup(ncid2)) {
+        let like: unsafe extern "C" fn(c_int, c_int, c_int, c_int, *mut c_int) -> c_int = nc_inq_type_equal;
+        return match super::delegate::symbol(b"nc_inq_type_equal\0") {
+            Some(p) => {
+                let _g = super::delegate::serial();
+                // SAFETY: same prototype; arguments passed on under the caller's contract.
+                unsafe { super::delegate::cast_like(like, p)(a.ext_ncid, t1, b.ext_ncid, t2, equal) }
+            }
+            None => NcError::NotBuilt.code(),
+        };
+    }
+    // Across the two libraries only atomic types can be equal (a Zarr dataset
+    // has no user-defined types); within ours, likewise.
     status(|| {
-        let _ = (ncid1, ncid2);
+        for id in [ncid1, ncid2] {
+            if super::delegate::lookup(id).is_none() {
+                handles::get(id)?;
+            }
+        }
         let a = NcType::from_id(t1)?;
         let b = NcType::from_id(t2)?;
         // SAFETY: NULL or writable.
@@ -455,6 +510,7 @@ pub unsafe extern "C" fn nc_def_var(
     dimidsp: *const c_int,
     varidp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_def_var(ncid, name, xtype, ndims, dimidsp, varidp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -516,6 +572,7 @@ pub unsafe extern "C" fn nc_inq_var(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_varid(ncid, name, varidp));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -537,6 +594,7 @@ pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_varname(ncid, varid, name));
     let n = std::ptr::null_mut();
     // SAFETY: forwarded contract.
     unsafe { nc_inq_var(ncid, varid, name, n, n, n, n) }
@@ -547,6 +605,7 @@ pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_vartype(ncid, varid, xtypep));
     let n = std::ptr::null_mut();
     // SAFETY: forwarded contract.
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), xtypep, n, n, n) }
@@ -557,6 +616,7 @@ pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_varndims(ncid, varid, ndimsp));
     let n = std::ptr::null_mut();
     // SAFETY: forwarded contract.
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, ndimsp, n, n) }
@@ -567,6 +627,7 @@ pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_vardimid(ncid, varid, dimidsp));
     let n = std::ptr::null_mut();
     // SAFETY: forwarded contract.
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), n, n, dimidsp, n) }
@@ -577,6 +638,7 @@ pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mu
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_varnatts(ncid, varid, nattsp));
     if varid == crate::types::NC_GLOBAL {
         // SAFETY: forwarded contract.
         return unsafe { super::file::nc_inq_natts(ncid, nattsp) };
@@ -591,6 +653,7 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    forward!(ncid => nc_rename_var(ncid, varid, name));
     status(|| {
         // SAFETY: NUL-terminated or NULL.
         let name = unsafe { cstr(name) }?;
@@ -608,6 +671,7 @@ pub unsafe extern "C" fn nc_def_var_chunking(
     storage: c_int,
     chunksizesp: *const usize,
 ) -> c_int {
+    forward!(ncid => nc_def_var_chunking(ncid, varid, storage, chunksizesp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let n = ds.var(grp, varid)?.dimids.len();
@@ -632,6 +696,7 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
     storagep: *mut c_int,
     chunksizesp: *mut usize,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_chunking(ncid, varid, storagep, chunksizesp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -657,6 +722,7 @@ pub unsafe extern "C" fn nc_def_var_fill(
     no_fill: c_int,
     fill_value: *const c_void,
 ) -> c_int {
+    forward!(ncid => nc_def_var_fill(ncid, varid, no_fill, fill_value));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ty = ds.var(grp, varid)?.ty;
@@ -693,6 +759,7 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     no_fill: *mut c_int,
     fill_valuep: *mut c_void,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_fill(ncid, varid, no_fill, fill_valuep));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -719,6 +786,7 @@ pub unsafe extern "C" fn nc_inq_var_fill(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
+    forward!(ncid => nc_def_var_endian(ncid, varid, endian));
     status(|| handles::with(ncid, |ds, grp| ds.def_var_endian(grp, varid, endian)))
 }
 
@@ -727,6 +795,7 @@ pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) ->
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_var_endian(ncid, varid, endianp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;
@@ -748,6 +817,7 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, level: c_int) -> c_int {
+    forward!(ncid => nc_def_var_deflate(ncid, varid, shuffle, deflate, level));
     with_var(ncid, varid, || {
         if deflate != 0 && !(0..=9).contains(&level) {
             return Err(NcError::Inval);
@@ -770,6 +840,7 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     deflatep: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_deflate(ncid, varid, shufflep, deflatep, levelp));
     with_var(ncid, varid, || {
         // SAFETY: NULL or writable.
         unsafe {
@@ -783,6 +854,7 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
+    forward!(ncid => nc_def_var_fletcher32(ncid, varid, fletcher32));
     with_var(ncid, varid, || {
         if fletcher32 == 0 {
             Ok(())
@@ -797,6 +869,7 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_var_fletcher32(ncid, varid, fletcher32p));
     with_var(ncid, varid, || {
         // SAFETY: NULL or writable.
         unsafe { put(fletcher32p, 0) };
@@ -814,6 +887,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     _ids: *mut u32,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_filter_ids(ncid, varid, nfilters, _ids));
     with_var(ncid, varid, || {
         // SAFETY: NULL or writable.
         unsafe { put(nfilters, 0) };
@@ -832,6 +906,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     _nparams: *mut usize,
     _params: *mut u32,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_filter_info(ncid, varid, _id, _nparams, _params));
     with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
@@ -846,6 +921,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     _nparams: usize,
     _parms: *const u32,
 ) -> c_int {
+    forward!(ncid => nc_def_var_filter(ncid, varid, _id, _nparams, _parms));
     with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
@@ -860,6 +936,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     _params: *mut u32,
 ) -> c_int {
+    forward!(ncid => nc_inq_var_filter(ncid, varid, idp, nparams, _params));
     with_var(ncid, varid, || {
         // SAFETY: NULL or writable. No filter: id 0, as netcdf-c reports.
         unsafe {
@@ -872,6 +949,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, _id: u32) -> c_int {
+    forward!(ncid => nc_inq_filter_avail(ncid, _id));
     status(|| {
         handles::get(ncid)?;
         Err(NcError::NoFilter)
@@ -880,6 +958,7 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, _id: u32) -> c_int {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb: c_int) -> c_int {
+    forward!(ncid => nc_def_var_szip(ncid, varid, _mask, _ppb));
     with_var(ncid, varid, || Err(NcError::NoFilter))
 }
 
@@ -888,6 +967,7 @@ pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, _mask: c_int, _ppb:
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, maskp: *mut c_int, ppbp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_var_szip(ncid, varid, maskp, ppbp));
     with_var(ncid, varid, || {
         // SAFETY: NULL or writable.
         unsafe {
@@ -900,6 +980,7 @@ pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, maskp: *mut 
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, nsd: c_int) -> c_int {
+    forward!(ncid => nc_def_var_quantize(ncid, varid, mode, nsd));
     with_var(ncid, varid, || {
         if mode == 0 {
             return Ok(());
@@ -914,6 +995,7 @@ pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, ns
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_quantize(ncid: c_int, varid: c_int, modep: *mut c_int, nsdp: *mut c_int) -> c_int {
+    forward!(ncid => nc_inq_var_quantize(ncid, varid, modep, nsdp));
     status(|| {
         handles::with(ncid, |ds, grp| {
             let v = ds.var(grp, varid)?;

@@ -7,6 +7,7 @@
 //! No pointer argument is dereferenced except by `nc_free_vlen(s)`, whose
 //! vectors must have been allocated by netCDF (malloc).
 
+use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_longlong, c_void};
 
 use super::status;
@@ -29,24 +30,40 @@ fn no_such_type(ncid: c_int) -> c_int {
     })
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_def_compound(ncid: c_int, _size: usize, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_def_compound(
+    ncid: c_int,
+    _size: usize,
+    _name: *const c_char,
+    _typeidp: *mut c_int,
+) -> c_int {
+    forward!(ncid => nc_def_compound(ncid, _size, _name, _typeidp));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_insert_compound(
+pub unsafe extern "C" fn nc_insert_compound(
     ncid: c_int,
     _xtype: c_int,
     _name: *const c_char,
     _offset: usize,
     _field: c_int,
 ) -> c_int {
+    forward!(ncid => nc_insert_compound(ncid, _xtype, _name, _offset, _field));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_insert_array_compound(
+pub unsafe extern "C" fn nc_insert_array_compound(
     ncid: c_int,
     _xtype: c_int,
     _name: *const c_char,
@@ -55,37 +72,57 @@ pub extern "C" fn nc_insert_array_compound(
     _ndims: c_int,
     _dim_sizes: *const c_int,
 ) -> c_int {
+    forward!(ncid => nc_insert_array_compound(ncid, _xtype, _name, _offset, _field, _ndims, _dim_sizes));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound(
+pub unsafe extern "C" fn nc_inq_compound(
     ncid: c_int,
     _xtype: c_int,
     _name: *mut c_char,
     _sizep: *mut usize,
     _nfieldsp: *mut usize,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound(ncid, _xtype, _name, _sizep, _nfieldsp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_name(ncid: c_int, _xtype: c_int, _name: *mut c_char) -> c_int {
+pub unsafe extern "C" fn nc_inq_compound_name(ncid: c_int, _xtype: c_int, _name: *mut c_char) -> c_int {
+    forward!(ncid => nc_inq_compound_name(ncid, _xtype, _name));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_size(ncid: c_int, _xtype: c_int, _sizep: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_compound_size(ncid: c_int, _xtype: c_int, _sizep: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_compound_size(ncid, _xtype, _sizep));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_nfields(ncid: c_int, _xtype: c_int, _nfieldsp: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_compound_nfields(ncid: c_int, _xtype: c_int, _nfieldsp: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_compound_nfields(ncid, _xtype, _nfieldsp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_field(
+pub unsafe extern "C" fn nc_inq_compound_field(
     ncid: c_int,
     _xtype: c_int,
     _fieldid: c_int,
@@ -95,114 +132,176 @@ pub extern "C" fn nc_inq_compound_field(
     _ndimsp: *mut c_int,
     _dim_sizesp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_field(ncid, _xtype, _fieldid, _name, _offsetp, _field_typeidp, _ndimsp, _dim_sizesp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, _xtype: c_int, _fieldid: c_int, _name: *mut c_char) -> c_int {
+pub unsafe extern "C" fn nc_inq_compound_fieldname(
+    ncid: c_int,
+    _xtype: c_int,
+    _fieldid: c_int,
+    _name: *mut c_char,
+) -> c_int {
+    forward!(ncid => nc_inq_compound_fieldname(ncid, _xtype, _fieldid, _name));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldindex(
+pub unsafe extern "C" fn nc_inq_compound_fieldindex(
     ncid: c_int,
     _xtype: c_int,
     _name: *const c_char,
     _fieldidp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_fieldindex(ncid, _xtype, _name, _fieldidp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldoffset(
+pub unsafe extern "C" fn nc_inq_compound_fieldoffset(
     ncid: c_int,
     _xtype: c_int,
     _fieldid: c_int,
     _offsetp: *mut usize,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_fieldoffset(ncid, _xtype, _fieldid, _offsetp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldtype(
+pub unsafe extern "C" fn nc_inq_compound_fieldtype(
     ncid: c_int,
     _xtype: c_int,
     _fieldid: c_int,
     _typeidp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_fieldtype(ncid, _xtype, _fieldid, _typeidp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fieldndims(
+pub unsafe extern "C" fn nc_inq_compound_fieldndims(
     ncid: c_int,
     _xtype: c_int,
     _fieldid: c_int,
     _ndimsp: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_fieldndims(ncid, _xtype, _fieldid, _ndimsp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_compound_fielddim_sizes(
+pub unsafe extern "C" fn nc_inq_compound_fielddim_sizes(
     ncid: c_int,
     _xtype: c_int,
     _fieldid: c_int,
     _dim_sizes: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_compound_fielddim_sizes(ncid, _xtype, _fieldid, _dim_sizes));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_def_vlen(ncid: c_int, _name: *const c_char, _base: c_int, _xtypep: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_def_vlen(ncid: c_int, _name: *const c_char, _base: c_int, _xtypep: *mut c_int) -> c_int {
+    forward!(ncid => nc_def_vlen(ncid, _name, _base, _xtypep));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_vlen(
+pub unsafe extern "C" fn nc_inq_vlen(
     ncid: c_int,
     _xtype: c_int,
     _name: *mut c_char,
     _datum_sizep: *mut usize,
     _basep: *mut c_int,
 ) -> c_int {
+    forward!(ncid => nc_inq_vlen(ncid, _xtype, _name, _datum_sizep, _basep));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_put_vlen_element(
+pub unsafe extern "C" fn nc_put_vlen_element(
     ncid: c_int,
     _typeid1: c_int,
     _vlen_element: *mut c_void,
     _len: usize,
     _data: *const c_void,
 ) -> c_int {
+    forward!(ncid => nc_put_vlen_element(ncid, _typeid1, _vlen_element, _len, _data));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_get_vlen_element(
+pub unsafe extern "C" fn nc_get_vlen_element(
     ncid: c_int,
     _typeid1: c_int,
     _vlen_element: *const c_void,
     _len: *mut usize,
     _data: *mut c_void,
 ) -> c_int {
+    forward!(ncid => nc_get_vlen_element(ncid, _typeid1, _vlen_element, _len, _data));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_def_enum(ncid: c_int, _base: c_int, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_def_enum(ncid: c_int, _base: c_int, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
+    forward!(ncid => nc_def_enum(ncid, _base, _name, _typeidp));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_insert_enum(ncid: c_int, _xtype: c_int, _name: *const c_char, _value: *const c_void) -> c_int {
+pub unsafe extern "C" fn nc_insert_enum(
+    ncid: c_int,
+    _xtype: c_int,
+    _name: *const c_char,
+    _value: *const c_void,
+) -> c_int {
+    forward!(ncid => nc_insert_enum(ncid, _xtype, _name, _value));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_enum(
+pub unsafe extern "C" fn nc_inq_enum(
     ncid: c_int,
     _xtype: c_int,
     _name: *mut c_char,
@@ -210,32 +309,54 @@ pub extern "C" fn nc_inq_enum(
     _base_sizep: *mut usize,
     _num_membersp: *mut usize,
 ) -> c_int {
+    forward!(ncid => nc_inq_enum(ncid, _xtype, _name, _basep, _base_sizep, _num_membersp));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_enum_member(
+pub unsafe extern "C" fn nc_inq_enum_member(
     ncid: c_int,
     _xtype: c_int,
     _idx: c_int,
     _name: *mut c_char,
     _value: *mut c_void,
 ) -> c_int {
+    forward!(ncid => nc_inq_enum_member(ncid, _xtype, _idx, _name, _value));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_enum_ident(ncid: c_int, _xtype: c_int, _value: c_longlong, _identifier: *mut c_char) -> c_int {
+pub unsafe extern "C" fn nc_inq_enum_ident(
+    ncid: c_int,
+    _xtype: c_int,
+    _value: c_longlong,
+    _identifier: *mut c_char,
+) -> c_int {
+    forward!(ncid => nc_inq_enum_ident(ncid, _xtype, _value, _identifier));
     no_such_type(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_def_opaque(ncid: c_int, _size: usize, _name: *const c_char, _xtypep: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_def_opaque(ncid: c_int, _size: usize, _name: *const c_char, _xtypep: *mut c_int) -> c_int {
+    forward!(ncid => nc_def_opaque(ncid, _size, _name, _xtypep));
     not_nc4(ncid)
 }
 
+/// # Safety
+/// Pointer arguments are passed on unchanged when the dataset is delegated:
+/// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_opaque(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_opaque(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize) -> c_int {
+    forward!(ncid => nc_inq_opaque(ncid, _xtype, _name, _sizep));
     no_such_type(ncid)
 }
 

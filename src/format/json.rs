@@ -331,7 +331,14 @@ mod tests {
 
     #[test]
     fn floats_round_trip() {
-        for f in [0.1f64, 1.0 / 3.0, 1e-300, std::f64::consts::PI, 9.969209968386869e36, -0.0] {
+        for f in [
+            0.1f64,
+            1.0 / 3.0,
+            1e-300,
+            std::f64::consts::PI,
+            9.969209968386869e36,
+            -0.0,
+        ] {
             let s = Out::F64(f).to_json();
             let back: f64 = serde_json::from_str(&s).unwrap();
             assert_eq!(back.to_bits(), f.to_bits(), "{s}");
