@@ -24,6 +24,11 @@ if [ ! -f "$inc/netcdf.h" ]; then
   echo "$inc/netcdf.h missing (apt-get install -y libnetcdf-dev, or set NCZ_REF_INCLUDE)" >&2
   exit 2
 fi
+# The codec plugins the wheel ships beside the library (t_filters needs them).
+if [ -z "${HDF5_PLUGIN_PATH:-}" ]; then
+  plugdir="$(ls -d "$venv"/lib/python3*/site-packages/netCDF4/plugins 2>/dev/null | head -n1 || true)"
+  [ -n "$plugdir" ] && export HDF5_PLUGIN_PATH="$plugdir"
+fi
 build="${BUILD_DIR:-$root/target/ctests-reference}"
 cmake -S "$root/ctests" -B "$build" -DNCZ_TEST_LIB="$lib" -DNCZ_TEST_INCLUDE="$inc" >/dev/null
 cmake --build "$build" -j "$(nproc)"

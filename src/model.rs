@@ -114,6 +114,26 @@ pub struct Var {
     pub cache: ChunkCache,
     /// Quantize mode and parameter as recorded (reported by nc_inq_var_quantize).
     pub quantize: (i32, i32),
+    /// The codec chain resolved for the current codecs, chunk shape and type
+    /// (see `Var::chain_key`); stale entries are ignored.
+    pub chain: Option<ResolvedChain>,
+}
+
+/// What a variable's codec chain was resolved for, and the result.
+#[derive(Debug, Clone)]
+pub struct ResolvedChain {
+    pub key: ChainKey,
+    pub chain: Result<std::sync::Arc<crate::codec::Chain>, NcError>,
+}
+
+/// Everything a resolved chain depends on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainKey {
+    pub codecs: Vec<serde_json::Value>,
+    pub chunk: Vec<usize>,
+    pub ty: NcType,
+    pub elem_size: usize,
+    pub big_endian: bool,
 }
 
 #[derive(Debug)]
@@ -256,6 +276,48 @@ impl Var {
                 ChunkCache::new(size, nelems, preemption)
             },
             quantize: (0, 0),
+            chain: None,
+        }
+    }
+
+    /// What the codec chain of this variable depends on.
+    pub fn chain_key(&self) -> ChainKey {
+        ChainKey {
+            codecs: self.codecs.clone(),
+            chunk: if self.is_scalar() { vec![1] } else { self.chunks.clone() },
+            ty: self.ty,
+            elem_size: self.stored_elem_size(),
+            big_endian: self.big_endian,
+        }
+    }
+
+    /// What a codec needs to know of this variable (`ncid` names its group).
+    pub fn codec_context(&self, ncid: i32, varid: i32) -> crate::codec::VarContext {
+        let k = self.chain_key();
+        crate::codec::VarContext {
+            ncid,
+            varid,
+            nc_type: self.ty.id(),
+            type_size: k.elem_size,
+            chunk_shape: k.chunk.iter().map(|&c| c as u64).collect(),
+            little_endian: !self.big_endian,
+        }
+    }
+
+    /// The resolved chain, if it is current; `None` when the variable has no
+    /// codecs.
+    pub fn current_chain(&self) -> Option<Result<std::sync::Arc<crate::codec::Chain>, NcError>> {
+        if self.codecs.is_empty() {
+            return None;
+        }
+        match &self.chain {
+            Some(r) if r.key == self.chain_key() => Some(r.chain.clone()),
+            _ => {
+                // Not resolved through the API (which resolves outside the
+                // dataset lock): resolve here; built-in codecs never call back.
+                let ctx = self.codec_context(-1, -1);
+                Some(crate::codec::resolve(&self.name, &self.codecs, &ctx).map(std::sync::Arc::new))
+            }
         }
     }
 

@@ -8,6 +8,7 @@ use std::ptr::{null, null_mut};
 use netcdf::ffi::att::*;
 use netcdf::ffi::data::*;
 use netcdf::ffi::file::*;
+use netcdf::ffi::filter::*;
 use netcdf::ffi::meta::*;
 
 const NC_NOERR: c_int = 0;
@@ -101,6 +102,15 @@ fn bad_ids_everywhere() {
             assert_ne!(nc_inq_var_szip(id, 0, n, n), NC_NOERR);
             assert_ne!(nc_def_var_quantize(id, 0, 1, 3), NC_NOERR);
             assert_ne!(nc_inq_var_quantize(id, 0, n, n), NC_NOERR);
+            assert_ne!(nc_def_var_zstandard(id, 0, 1), NC_NOERR);
+            assert_ne!(nc_inq_var_zstandard(id, 0, n, n), NC_NOERR);
+            assert_ne!(nc_def_var_bzip2(id, 0, 1), NC_NOERR);
+            assert_ne!(nc_inq_var_bzip2(id, 0, n, n), NC_NOERR);
+            assert_ne!(nc_def_var_blosc(id, 0, 1, 5, 0, 1), NC_NOERR);
+            assert_ne!(
+                nc_inq_var_blosc(id, 0, n, null_mut(), null_mut(), null_mut(), null_mut()),
+                NC_NOERR
+            );
             assert_ne!(nc_put_att_int(id, -1, name, 4, 1, null()), NC_NOERR);
             assert_ne!(nc_get_att_int(id, -1, name, null_mut()), NC_NOERR);
             assert_ne!(nc_put_att_text(id, -1, name, 0, null()), NC_NOERR);

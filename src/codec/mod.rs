@@ -11,9 +11,26 @@
 //! implement the two traits below; the registry searches plugin entries first.
 #![forbid(unsafe_code)]
 
+pub mod blosc;
+pub mod bz2;
+pub mod checksum;
+pub mod delta;
+pub mod fletcher32;
+pub mod gzip;
+pub mod lz4;
 pub mod plugin;
+pub mod shuffle;
+pub mod zlib;
+pub mod zstd;
 
-use crate::error::NcResult;
+mod chain;
+mod json;
+mod registry;
+
+pub use chain::{Chain, Step, resolve};
+pub use registry::{available, builtin_ids, codec_by_hdf5, codec_by_id, filter};
+
+use crate::error::{NcError, NcResult};
 
 /// What a filter or codec map may need to know about the variable it serves.
 /// Plugin codec libraries ask libnetcdf itself through `ncid`/`varid`
@@ -41,6 +58,27 @@ pub trait Hdf5Filter: Send + Sync + std::fmt::Debug {
     /// Encode (`decode == false`) or decode one chunk with the *working*
     /// parameters. A failure (corrupt input, bad parameters) is `NC_EFILTER`.
     fn apply(&self, decode: bool, cd_values: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>>;
+
+    /// Decode with what the caller knows of the result: `expect` is its likely
+    /// size (the chunk's size; a hint for one-shot decoders), `limit` the most
+    /// bytes it may have. Output beyond `limit` is `NC_EFILTER`, and built-in
+    /// filters stop before allocating past it (hostile input). By default
+    /// `apply` runs and its result is checked.
+    fn decode_bounded(&self, cd_values: &[u32], input: Vec<u8>, expect: usize, limit: usize) -> NcResult<Vec<u8>> {
+        let _ = expect;
+        let out = self.apply(true, cd_values, input)?;
+        if out.len() > limit {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "filter {} decoded {} bytes, more than the {} allowed",
+                self.id(),
+                out.len(),
+                limit
+            );
+            return Err(NcError::Filter);
+        }
+        Ok(out)
+    }
 }
 
 /// The Zarr side of a filter (what `NCZ_codec_t` describes).

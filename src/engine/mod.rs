@@ -134,7 +134,10 @@ struct ChunkSpec {
     fill: Vec<u8>,
     /// No fill value: absent chunks read as zeros (netcdf-c's behaviour).
     no_fill: bool,
-    has_codecs: bool,
+    /// The codec chain (None without codecs; an error when a codec is missing).
+    chain: Option<Result<std::sync::Arc<crate::codec::Chain>, NcError>>,
+    /// Quantize mode and parameter (`nc_def_var_quantize`).
+    quantize: (i32, i32),
     prefix: String,
     sep: char,
 }
@@ -152,7 +155,8 @@ impl ChunkSpec {
             chunk,
             fill: var.fill.clone(),
             no_fill: var.no_fill,
-            has_codecs: !var.codecs.is_empty(),
+            chain: var.current_chain(),
+            quantize: var.quantize,
             prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
             sep: var.dim_separator,
         }
@@ -216,16 +220,60 @@ impl ChunkSpec {
         } else {
             self.nelems.checked_mul(self.elem_size()).ok_or(NcError::NcZarr)?
         };
-        if self.has_codecs {
-            // Codecs arrive with the filter work; until then, as netcdf-c
-            // without the plugin: the data cannot be decoded.
-            crate::nclog!(Level::Error, "{}: unsupported codec", self.prefix);
-            return Err(NcError::NoFilter);
+        let vlen = self.layout == StringLayout::VlenUtf8 && self.ty == NcType::String;
+        let chain = match &self.chain {
+            None => None,
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => return Err(*e),
+        };
+        let Some(chain) = chain else {
+            let mut raw = buffers::take(raw_len.min(64 << 20));
+            if !store.get_into(&key, raw_len as u64, &mut raw)? {
+                buffers::give(raw);
+                return self.fill_chunk();
+            }
+            return self.decode(raw, &key);
+        };
+        // Encoded chunks may be a little larger than decoded ones
+        // (incompressible data, checksums); anything beyond this is corrupt.
+        let limit = if vlen {
+            raw_len
+        } else {
+            raw_len
+                .saturating_add(raw_len / 8)
+                .saturating_add(1 << 16)
+                .min(crate::codec::zlib::UNBOUNDED)
+        };
+        let mut stored = buffers::take(raw_len.min(64 << 20) / 2);
+        match store.get_into(&key, limit as u64, &mut stored) {
+            Ok(true) => {}
+            Ok(false) => {
+                buffers::give(stored);
+                return self.fill_chunk();
+            }
+            Err(NcError::NcZarr) => {
+                crate::nclog!(
+                    Level::Error,
+                    "chunk {} is larger than any encoding of its data",
+                    key.as_str()
+                );
+                return Err(NcError::Filter);
+            }
+            Err(e) => return Err(e),
         }
-        let mut raw = buffers::take(raw_len.min(64 << 20));
-        if !store.get_into(&key, raw_len as u64, &mut raw)? {
-            buffers::give(raw);
-            return self.fill_chunk();
+        let expect = if vlen { stored.len().saturating_mul(4) } else { raw_len };
+        let raw = chain.decode(stored, expect, limit).inspect_err(|_| {
+            crate::nclog!(Level::Error, "chunk {}: the codec chain cannot decode it", key.as_str());
+        })?;
+        if !vlen && raw.len() != raw_len {
+            crate::nclog!(
+                Level::Error,
+                "chunk {} decodes to {} bytes, expected {}",
+                key.as_str(),
+                raw.len(),
+                raw_len
+            );
+            return Err(NcError::Filter);
         }
         self.decode(raw, &key)
     }
@@ -294,9 +342,16 @@ impl ChunkSpec {
     }
 
     fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
-        if self.has_codecs {
-            return Err(NcError::NoFilter);
+        let raw = self.encode_plain(data)?;
+        match &self.chain {
+            None => Ok(raw),
+            Some(Ok(c)) => c.encode(raw),
+            Some(Err(e)) => Err(*e),
         }
+    }
+
+    /// A chunk's bytes before codecs.
+    fn encode_plain(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
         if let (ChunkData::Strings(s), StringLayout::VlenUtf8) = (data, self.layout) {
             return encode_vlen(s);
         }
@@ -306,6 +361,9 @@ impl ChunkSpec {
                 let mut c = buffers::take(b.len());
                 c.extend_from_slice(b);
                 let mut b = c;
+                if self.quantize.0 > 0 {
+                    crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
+                }
                 if self.big_endian != cfg!(target_endian = "big") {
                     convert::swap_in_place(&mut b, self.ty.size());
                 }

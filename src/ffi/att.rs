@@ -115,7 +115,15 @@ unsafe fn get_att_impl(
             let n = att.len();
             // SAFETY: ip has room for the attribute's length in the memory type.
             let dst = unsafe { slice_mut(ip.cast::<u8>(), n * mem.size()) }?;
-            convert::convert(att.ty, b, mem, dst)
+            convert::convert(att.ty, b, mem, dst)?;
+            if mem == NcType::Char && varid != crate::types::NC_GLOBAL && att.name == "_Codecs" {
+                // netcdf-c writes a NUL after the text of `_Codecs`, and
+                // Debian's ncdump (4.9.0) relies on it: its buffer has room
+                // for one byte more than the length and is not terminated.
+                // SAFETY: as netcdf-c; every known caller allocates len + 1.
+                unsafe { ip.cast::<u8>().add(n).write(0) };
+            }
+            Ok(())
         }
     }
 }

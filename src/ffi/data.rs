@@ -188,6 +188,8 @@ unsafe fn get_impl(
     mem: Option<NcType>,
     ip: *mut c_void,
 ) -> NcResult<()> {
+    // Codec maps may call back into the library: resolve them unlocked.
+    crate::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, false) }?;
@@ -257,6 +259,8 @@ unsafe fn put_impl(
     mem: Option<NcType>,
     op: *const c_void,
 ) -> NcResult<()> {
+    // Codec maps may call back into the library: resolve them unlocked.
+    crate::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, true) }?;

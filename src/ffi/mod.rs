@@ -8,11 +8,13 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::error::{NcError, NcResult};
 
 pub mod att;
+pub mod blosc;
 pub mod cdtime;
 pub mod client;
 pub mod data;
 pub mod delegate;
 pub mod file;
+pub mod filter;
 pub mod meta;
 pub mod plugin_loader;
 pub mod plugin_path;

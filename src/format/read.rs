@@ -605,6 +605,7 @@ impl Reader<'_, '_> {
             }
         }
         var.atts = atts;
+        var.quantize = crate::quantize::from_atts(&var);
         // Codec chain in encoding order: filters first, then the compressor.
         if let Some(Value::Array(f)) = zarray.get("filters") {
             var.codecs.extend(f.iter().cloned());

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop tests: datasets move both ways between this library and
-# netCDF4-python (netcdf-c 4.10.1), zarr-python 3 (zarr_format=2) and xarray.
+# netCDF4-python (netcdf-c 4.10.1), zarr-python 3 (zarr_format=2) and xarray;
+# codecs.py does the same for every built-in codec.
 #
 #   bash tests/interop/run.sh
 #
@@ -52,7 +53,7 @@ done
 inc="$root/include"
 [ -f "$inc/netcdf.h" ] || inc=/usr/include
 cflags=(-std=c99 -Wall -Wextra -Werror -I"$inc")
-for prog in ncwrite ncvals; do
+for prog in ncwrite ncvals nccodecs; do
     gcc "${cflags[@]}" -o "$work/bin/$prog" "$here/$prog.c" \
         -L"$work/lib" -Wl,-rpath,"$work/lib" -lnetcdf -lm
 done
@@ -73,3 +74,6 @@ else
 fi
 
 "$py" "$here/check.py" --bin "$work/bin" --lib "$work/lib" --work "$work/data" "${ref[@]}"
+
+# Codecs both ways (netCDF4-python reads through the wheel's own plugins).
+"$py" "$here/codecs.py" --bin "$work/bin" --lib "$work/lib" --work "$work/data"

@@ -1,0 +1,184 @@
+//! Blosc (format 1, c-blosc 1.21): HDF5 filter 32001, numcodecs codec `blosc`.
+//!
+//! JSON (numcodecs' order): `{"id": "blosc", "cname": "lz4", "clevel": 5,
+//! "shuffle": 1, "blocksize": 0}`; cname one of blosclz, lz4, lz4hc, zlib,
+//! zstd; shuffle 0 none, 1 byte, 2 bit, -1 automatic (bit for one-byte
+//! values, byte otherwise); blocksize 0 = automatic.
+//!
+//! Visible parameters, as netcdf-c: `[0, 0, 0, blocksize, clevel, shuffle,
+//! compressor code]` (shuffle -1 as its bit pattern). Working parameters, as
+//! netcdf-c's codec library makes them: `[2, 2, type size, chunk bytes,
+//! clevel, shuffle, compressor code]`, plus the blocksize as an eighth (which
+//! netcdf-c drops).
+
+use std::ffi::CStr;
+
+use super::json;
+use super::zlib::UNBOUNDED;
+use super::{CodecMap, Hdf5Filter, VarContext};
+use crate::error::{NcError, NcResult};
+use crate::ffi::blosc as c;
+use crate::log::Level;
+
+#[derive(Debug)]
+pub struct Blosc;
+
+/// Compressor names by blosc code (3, snappy, is not built).
+pub const CNAMES: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+
+fn cname_c(code: u32) -> Option<&'static CStr> {
+    Some(match code {
+        0 => c"blosclz",
+        1 => c"lz4",
+        2 => c"lz4hc",
+        4 => c"zlib",
+        5 => c"zstd",
+        _ => return None,
+    })
+}
+
+pub fn code_of(name: &str) -> Option<u32> {
+    CNAMES
+        .iter()
+        .position(|&n| n == name)
+        .filter(|&i| i != 3)
+        .map(|i| i as u32)
+}
+
+fn bad(msg: String) -> NcError {
+    crate::nclog!(Level::Error, "blosc: {msg}");
+    NcError::Filter
+}
+
+impl Hdf5Filter for Blosc {
+    fn id(&self) -> u32 {
+        32001
+    }
+
+    fn name(&self) -> &str {
+        "blosc"
+    }
+
+    fn apply(&self, decode: bool, cd: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>> {
+        if decode {
+            return self.decode_bounded(cd, input, 0, UNBOUNDED);
+        }
+        if cd.len() < 7 {
+            return Err(bad(format!("{} parameters, expected 7", cd.len())));
+        }
+        let typesize = (cd[2] as usize).max(1);
+        let clevel = cd[4];
+        if clevel > 9 {
+            return Err(bad(format!("clevel {clevel} outside 0..=9")));
+        }
+        let shuffle = match cd[5] {
+            u32::MAX => {
+                if typesize == 1 {
+                    2
+                } else {
+                    1
+                }
+            }
+            s @ 0..=2 => s,
+            s => return Err(bad(format!("shuffle {s} outside -1..=2"))),
+        };
+        let cname = cname_c(cd[6]).ok_or_else(|| bad(format!("unknown compressor code {}", cd[6])))?;
+        let blocksize = cd.get(7).copied().unwrap_or(0) as usize;
+        c::compress(clevel as i32, shuffle as i32, typesize, &input, cname, blocksize)
+            .ok_or_else(|| bad("compression failed".to_string()))
+    }
+
+    fn decode_bounded(&self, _cd: &[u32], input: Vec<u8>, _expect: usize, limit: usize) -> NcResult<Vec<u8>> {
+        let n = c::decoded_size(&input).ok_or_else(|| bad("corrupt chunk".to_string()))?;
+        if n > limit {
+            return Err(bad(format!("chunk says {n} bytes, more than {limit}")));
+        }
+        let mut out = vec![0u8; n];
+        match c::decompress(&input, &mut out) {
+            Some(k) if k == n => Ok(out),
+            _ => Err(bad("corrupt chunk".to_string())),
+        }
+    }
+}
+
+impl CodecMap for Blosc {
+    fn hdf5_id(&self) -> u32 {
+        32001
+    }
+
+    fn codec_id(&self) -> &str {
+        "blosc"
+    }
+
+    fn codec_to_hdf5(&self, codec_json: &str) -> NcResult<Vec<u32>> {
+        let m = json::object(codec_json, "blosc")?;
+        let clevel = json::int_in(&m, "clevel", 0, 9, Some(5))? as u32;
+        let blocksize = json::int_in(&m, "blocksize", 0, u32::MAX as i64, Some(0))? as u32;
+        let shuffle = json::int_in(&m, "shuffle", -1, 2, Some(1))? as i32 as u32;
+        let cname = json::string(&m, "cname")?.unwrap_or("lz4");
+        let code = code_of(cname).ok_or_else(|| bad(format!("unknown cname {cname}")))?;
+        Ok(vec![0, 0, 0, blocksize, clevel, shuffle, code])
+    }
+
+    fn hdf5_to_codec(&self, v: &[u32]) -> NcResult<String> {
+        json::nparams("blosc", v, 7, 7)?;
+        let cname = CNAMES
+            .get(v[6] as usize)
+            .filter(|_| v[6] != 3)
+            .ok_or_else(|| bad(format!("unknown compressor code {}", v[6])))?;
+        if v[4] > 9 || !(v[5] <= 2 || v[5] == u32::MAX) {
+            return Err(bad(format!("parameters {v:?} out of range")));
+        }
+        Ok(format!(
+            "{{\"id\": \"blosc\", \"cname\": \"{cname}\", \"clevel\": {}, \"shuffle\": {}, \"blocksize\": {}}}",
+            v[4], v[5] as i32, v[3]
+        ))
+    }
+
+    fn modify_parameters(&self, ctx: &VarContext, v: &[u32]) -> NcResult<Vec<u32>> {
+        json::nparams("blosc", v, 7, 7)?;
+        let chunk: u64 = ctx
+            .chunk_shape
+            .iter()
+            .product::<u64>()
+            .saturating_mul(ctx.type_size as u64);
+        Ok(vec![
+            2,
+            2,
+            ctx.type_size as u32,
+            chunk.min(u64::from(u32::MAX)) as u32,
+            v[4],
+            v[5],
+            v[6],
+            v[3],
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cname_and_shuffle() {
+        let data: Vec<u8> = (0..20000u32).flat_map(|i| ((i / 3) as f32).to_le_bytes()).collect();
+        for code in [0, 1, 2, 4, 5] {
+            for shuffle in [0, 1, 2, u32::MAX] {
+                let w = [2, 2, 4, data.len() as u32, 5, shuffle, code, 0];
+                let e = Blosc.apply(false, &w, data.clone()).unwrap();
+                assert_eq!(Blosc.apply(true, &w, e.clone()).unwrap(), data);
+                assert!(Blosc.decode_bounded(&w, e, 0, 100).is_err());
+            }
+        }
+        assert!(Blosc.apply(false, &[2, 2, 4, 0, 5, 1, 3], data.clone()).is_err());
+        assert!(
+            Blosc
+                .apply(true, &[], vec![2, 1, 33, 4, 0xff, 0xff, 0xff, 0x7f, 1, 2])
+                .is_err()
+        );
+        let j = r#"{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}"#;
+        assert_eq!(Blosc.codec_to_hdf5(j).unwrap(), vec![0, 0, 0, 0, 5, 1, 1]);
+        assert_eq!(Blosc.hdf5_to_codec(&[0, 0, 0, 0, 5, 1, 1]).unwrap(), j);
+        assert!(Blosc.codec_to_hdf5(r#"{"id": "blosc", "cname": "nope"}"#).is_err());
+    }
+}

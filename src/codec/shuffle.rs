@@ -1,0 +1,116 @@
+//! Byte shuffle: HDF5 filter 2, numcodecs codec `shuffle`.
+//!
+//! JSON: `{"id": "shuffle", "elementsize": 4}`. The stored bytes of `n` values
+//! of `k` bytes are regrouped as all first bytes, then all second bytes, ...;
+//! bytes past the last whole value stay in place (HDF5's rule).
+//!
+//! netcdf-c writes `"elementsize": 0` and uses the variable's type size; other
+//! readers (zarr-python) take 0 literally and decode wrong data. This library
+//! writes the real element size, and reads 0 (or a missing member) as netcdf-c
+//! means it. Visible parameters: `[]` for 0, `[n]` otherwise; working: `[n]`,
+//! or `[type size]`.
+
+use super::json;
+use super::{CodecMap, Hdf5Filter, VarContext};
+use crate::engine::buffers;
+use crate::error::{NcError, NcResult};
+
+#[derive(Debug)]
+pub struct Shuffle;
+
+/// Shuffle (`decode == false`) or unshuffle `src` with elements of `es` bytes.
+pub fn shuffle(src: &[u8], es: usize, decode: bool) -> Vec<u8> {
+    let mut out = buffers::take(src.len());
+    out.resize(src.len(), 0);
+    let count = src.len().checked_div(es).unwrap_or(0);
+    if es <= 1 || count <= 1 {
+        out.copy_from_slice(src);
+        return out;
+    }
+    let body = count * es;
+    for b in 0..es {
+        let plane = b * count..(b + 1) * count;
+        if decode {
+            for (i, &v) in src[plane].iter().enumerate() {
+                out[i * es + b] = v;
+            }
+        } else {
+            for (d, &v) in out[plane].iter_mut().zip(src[b..body].iter().step_by(es)) {
+                *d = v;
+            }
+        }
+    }
+    out[body..].copy_from_slice(&src[body..]);
+    out
+}
+
+impl Hdf5Filter for Shuffle {
+    fn id(&self) -> u32 {
+        2
+    }
+
+    fn name(&self) -> &str {
+        "shuffle"
+    }
+
+    fn apply(&self, decode: bool, cd_values: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>> {
+        let es = *cd_values.first().ok_or(NcError::Filter)? as usize;
+        let out = shuffle(&input, es, decode);
+        buffers::give(input);
+        Ok(out)
+    }
+}
+
+impl CodecMap for Shuffle {
+    fn hdf5_id(&self) -> u32 {
+        2
+    }
+
+    fn codec_id(&self) -> &str {
+        "shuffle"
+    }
+
+    fn codec_to_hdf5(&self, codec_json: &str) -> NcResult<Vec<u32>> {
+        let m = json::object(codec_json, "shuffle")?;
+        let es = json::int_in(&m, "elementsize", 0, u32::MAX as i64, Some(0))?;
+        Ok(if es == 0 { vec![] } else { vec![es as u32] })
+    }
+
+    fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String> {
+        json::nparams("shuffle", visible, 0, 1)?;
+        let es = visible.first().copied().unwrap_or(0);
+        Ok(format!("{{\"id\": \"shuffle\", \"elementsize\": {es}}}"))
+    }
+
+    fn modify_parameters(&self, ctx: &VarContext, visible: &[u32]) -> NcResult<Vec<u32>> {
+        match visible.first() {
+            Some(&n) if n > 0 => Ok(vec![n]),
+            _ => Ok(vec![ctx.type_size as u32]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_layout_and_round_trip() {
+        let src: Vec<u8> = (0..11).collect();
+        let s = shuffle(&src, 4, false);
+        assert_eq!(s, vec![0, 4, 1, 5, 2, 6, 3, 7, 8, 9, 10]);
+        assert_eq!(shuffle(&s, 4, true), src);
+        for es in [1, 2, 3, 8, 16] {
+            let src: Vec<u8> = (0..200u32).map(|i| (i * 7) as u8).collect();
+            assert_eq!(shuffle(&shuffle(&src, es, false), es, true), src);
+        }
+        assert_eq!(
+            Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 0}"#).unwrap(),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            Shuffle.codec_to_hdf5(r#"{"id": "shuffle", "elementsize": 8}"#).unwrap(),
+            vec![8]
+        );
+    }
+}

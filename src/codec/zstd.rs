@@ -1,0 +1,133 @@
+//! Zstandard: HDF5 filter 32015, numcodecs codec `zstd`.
+//! JSON `{"id": "zstd", "level": 3}` (numcodecs may add `"checksum"`, which
+//! needs nothing on reading: the frame says so). Levels -131072..=22, negative
+//! ones included; parameters `[level as the bit pattern of an i32]`. Negative
+//! levels are written as netcdf-c writes them (the unsigned bit pattern), and
+//! read in both forms.
+
+use super::json;
+use super::zlib::UNBOUNDED;
+use super::{CodecMap, Hdf5Filter};
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+
+#[derive(Debug)]
+pub struct Zstd;
+
+/// The level range netcdf-c's `nc_def_var_zstandard` accepts.
+pub const MIN_LEVEL: i32 = -131072;
+pub const MAX_LEVEL: i32 = 22;
+
+fn level(cd: &[u32]) -> NcResult<i32> {
+    match cd {
+        [l] if (MIN_LEVEL..=MAX_LEVEL).contains(&(*l as i32)) => Ok(*l as i32),
+        _ => {
+            crate::nclog!(
+                Level::Error,
+                "zstd: parameters {cd:?}: expected one level in {MIN_LEVEL}..={MAX_LEVEL}"
+            );
+            Err(NcError::Filter)
+        }
+    }
+}
+
+fn bad(e: impl std::fmt::Display) -> NcError {
+    crate::nclog!(Level::Error, "zstd: {e}");
+    NcError::Filter
+}
+
+impl Hdf5Filter for Zstd {
+    fn id(&self) -> u32 {
+        32015
+    }
+
+    fn name(&self) -> &str {
+        "zstd"
+    }
+
+    fn apply(&self, decode: bool, cd_values: &[u32], input: Vec<u8>) -> NcResult<Vec<u8>> {
+        if decode {
+            return self.decode_bounded(cd_values, input, 0, UNBOUNDED);
+        }
+        zstd::bulk::compress(&input, level(cd_values)?).map_err(bad)
+    }
+
+    fn decode_bounded(&self, _cd: &[u32], input: Vec<u8>, expect: usize, limit: usize) -> NcResult<Vec<u8>> {
+        // The frame header usually holds the size: allocate exactly that.
+        let cap = match zstd::zstd_safe::get_frame_content_size(&input) {
+            Ok(Some(n)) if n <= limit as u64 => n as usize,
+            Ok(Some(n)) => return Err(bad(format!("chunk decodes to {n} bytes, more than {limit}"))),
+            _ => expect.max(1).min(limit),
+        };
+        let mut cap = cap;
+        loop {
+            match zstd::bulk::decompress(&input, cap) {
+                Ok(v) => return Ok(v),
+                // Unknown size and too small a guess: grow up to the limit.
+                Err(_) if cap < limit && zstd::zstd_safe::get_frame_content_size(&input).ok().flatten().is_none() => {
+                    cap = cap.saturating_mul(4).min(limit);
+                }
+                Err(e) => return Err(bad(e)),
+            }
+        }
+    }
+}
+
+impl CodecMap for Zstd {
+    fn hdf5_id(&self) -> u32 {
+        32015
+    }
+
+    fn codec_id(&self) -> &str {
+        "zstd"
+    }
+
+    fn codec_to_hdf5(&self, codec_json: &str) -> NcResult<Vec<u32>> {
+        let m = json::object(codec_json, "zstd")?;
+        let l = json::int_in(&m, "level", i64::from(MIN_LEVEL), u32::MAX as i64, Some(0))?;
+        // netcdf-c writes the level as an unsigned number: read that back too.
+        let l = if l > i64::from(i32::MAX) {
+            l as u32 as i32
+        } else {
+            l as i32
+        };
+        Ok(vec![l as u32])
+    }
+
+    fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String> {
+        // A negative level is written as netcdf-c writes it, as its unsigned
+        // bit pattern: netcdf-c cannot open a dataset holding `"level": -5`,
+        // and numcodecs needs no level to decode.
+        Ok(format!("{{\"id\": \"zstd\", \"level\": {}}}", level(visible)? as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_and_corrupt() {
+        let data: Vec<u8> = (0..40000u32).map(|i| (i % 13) as u8).collect();
+        for l in [-5, -1, 0, 1, 3, 19, 22] {
+            let e = Zstd.apply(false, &[l as u32], data.clone()).unwrap();
+            assert_eq!(Zstd.apply(true, &[l as u32], e.clone()).unwrap(), data);
+            assert!(Zstd.decode_bounded(&[0], e, 10, 1000).is_err());
+        }
+        assert!(Zstd.apply(false, &[23], data.clone()).is_err());
+        assert!(Zstd.apply(true, &[1], vec![0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3]).is_err());
+        assert_eq!(
+            Zstd.codec_to_hdf5(r#"{"id":"zstd","level":-3,"checksum":false}"#)
+                .unwrap(),
+            vec![-3i32 as u32]
+        );
+        assert_eq!(
+            Zstd.codec_to_hdf5(r#"{"id":"zstd","level":4294967293}"#).unwrap(),
+            vec![-3i32 as u32]
+        );
+        assert_eq!(
+            Zstd.hdf5_to_codec(&[-3i32 as u32]).unwrap(),
+            r#"{"id": "zstd", "level": 4294967293}"#
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! Safe wrappers over the three c-blosc 1.x functions the blosc codec needs
+//! (the library is built from source by `blosc-src`). Only the context
+//! (`_ctx`) functions are used: they keep no global state and are safe to
+//! call from several threads at once.
+
+use std::ffi::{CStr, c_int, c_void};
+
+/// Compress `src` into a new buffer, or `None` when blosc fails.
+pub fn compress(
+    clevel: i32,
+    shuffle: i32,
+    typesize: usize,
+    src: &[u8],
+    cname: &CStr,
+    blocksize: usize,
+) -> Option<Vec<u8>> {
+    let cap = src.len().checked_add(blosc_src::BLOSC_MAX_OVERHEAD as usize)?;
+    let mut out = vec![0u8; cap];
+    // SAFETY: src is valid for src.len() reads and out for cap writes (blosc
+    // never writes past destsize); cname is NUL-terminated; the buffers do
+    // not overlap.
+    let n = unsafe {
+        blosc_src::blosc_compress_ctx(
+            clevel as c_int,
+            shuffle as c_int,
+            typesize,
+            src.len(),
+            src.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            cap,
+            cname.as_ptr(),
+            blocksize,
+            1,
+        )
+    };
+    if n <= 0 {
+        return None;
+    }
+    out.truncate(n as usize);
+    Some(out)
+}
+
+/// The decoded size a blosc buffer claims, once blosc has checked that the
+/// buffer is safe to decompress; `None` when it is not a valid blosc buffer.
+pub fn decoded_size(src: &[u8]) -> Option<usize> {
+    let mut nbytes = 0usize;
+    // SAFETY: blosc_cbuffer_validate reads at most src.len() bytes of src and
+    // writes one usize through the valid pointer.
+    let r = unsafe { blosc_src::blosc_cbuffer_validate(src.as_ptr().cast::<c_void>(), src.len(), &mut nbytes) };
+    (r == 0).then_some(nbytes)
+}
+
+/// Decompress a buffer that `decoded_size` accepted into `out` (of exactly
+/// that size); the number of bytes written, or `None` on corrupt data.
+pub fn decompress(src: &[u8], out: &mut [u8]) -> Option<usize> {
+    if decoded_size(src)? > out.len() {
+        return None;
+    }
+    // SAFETY: the buffer was validated against its own length above (so blosc
+    // reads inside it), out is valid for out.len() writes and blosc never
+    // writes past destsize.
+    let n = unsafe {
+        blosc_src::blosc_decompress_ctx(
+            src.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+            1,
+        )
+    };
+    (n >= 0).then_some(n as usize)
+}

@@ -1,0 +1,184 @@
+//! Codec chains end to end through the C API: hostile compressed chunks (bombs,
+//! lying size headers, garbage) are NC_EFILTER without a panic or a huge
+//! allocation; an unknown codec leaves the dataset readable except for that
+//! variable's data (NC_ENOFILTER, `_Codecs` shown); what the API defines is
+//! what the metadata says.
+
+use std::ffi::{CString, c_char, c_int};
+use std::fs;
+use std::path::Path;
+
+use netcdf::ffi::att::*;
+use netcdf::ffi::data::*;
+use netcdf::ffi::file::*;
+use netcdf::ffi::filter::*;
+use netcdf::ffi::meta::*;
+
+const NC_EFILTER: c_int = -132;
+const NC_ENOFILTER: c_int = -136;
+
+fn url(p: &Path) -> CString {
+    CString::new(format!("file://{}#mode=zarr,file", p.display())).unwrap()
+}
+
+/// A pure-Zarr dataset with one int32 array `v` of 1024 values in one chunk,
+/// with the given compressor JSON and chunk bytes.
+fn dataset(dir: &Path, compressor: &str, chunk: &[u8]) {
+    fs::create_dir_all(dir.join("v")).unwrap();
+    fs::write(dir.join(".zgroup"), r#"{"zarr_format": 2}"#).unwrap();
+    fs::write(dir.join(".zattrs"), "{}").unwrap();
+    fs::write(
+        dir.join("v/.zarray"),
+        format!(
+            r#"{{"zarr_format": 2, "shape": [1024], "chunks": [1024], "dtype": "<i4", "fill_value": 0, "order": "C", "compressor": {compressor}, "filters": null}}"#
+        ),
+    )
+    .unwrap();
+    fs::write(dir.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["x"]}"#).unwrap();
+    fs::write(dir.join("v/0"), chunk).unwrap();
+}
+
+/// Open, read `v`; (read status, values, `_Codecs` text).
+fn read(dir: &Path) -> (c_int, Vec<i32>, String) {
+    let u = url(dir);
+    let mut ncid = 0;
+    assert_eq!(unsafe { nc_open(u.as_ptr(), 0, &mut ncid) }, 0);
+    let mut buf = vec![0i32; 1024];
+    let st = unsafe { nc_get_var_int(ncid, 0, buf.as_mut_ptr()) };
+    let mut len = 0usize;
+    let mut text = vec![0u8; 4096];
+    assert_eq!(unsafe { nc_inq_attlen(ncid, 0, c"_Codecs".as_ptr(), &mut len) }, 0);
+    assert!(len < text.len());
+    assert_eq!(
+        unsafe { nc_get_att_text(ncid, 0, c"_Codecs".as_ptr(), text.as_mut_ptr().cast::<c_char>()) },
+        0
+    );
+    text.truncate(len);
+    assert_eq!(nc_close(ncid), 0);
+    (st, buf, String::from_utf8(text).unwrap())
+}
+
+fn case(compressor: &str, chunk: &[u8]) -> (c_int, Vec<i32>, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("d.zarr");
+    dataset(&dir, compressor, chunk);
+    read(&dir)
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn good_chunk_reads() {
+    let vals: Vec<u8> = (0..1024i32).flat_map(|v| v.to_le_bytes()).collect();
+    let (st, got, codecs) = case(r#"{"id": "zlib", "level": 6}"#, &zlib(&vals));
+    assert_eq!(st, 0);
+    assert_eq!(got, (0..1024).collect::<Vec<i32>>());
+    assert_eq!(codecs, r#"[{"id": "zlib", "level": 6}]"#);
+}
+
+#[test]
+fn hostile_chunks_are_efilter() {
+    // A zlib bomb: 256 MiB of zeros in a chunk of 4 KiB decoded values.
+    let bomb = zlib(&vec![0u8; 256 << 20]);
+    assert_eq!(case(r#"{"id": "zlib", "level": 1}"#, &bomb).0, NC_EFILTER);
+    // Too few values.
+    assert_eq!(
+        case(r#"{"id": "zlib", "level": 1}"#, &zlib(&[1, 2, 3, 4])).0,
+        NC_EFILTER
+    );
+    // Garbage for every codec.
+    let junk: Vec<u8> = (0..300u32).map(|i| (i * 37 + 11) as u8).collect();
+    for c in [
+        r#"{"id": "zlib", "level": 1}"#,
+        r#"{"id": "gzip", "level": 1}"#,
+        r#"{"id": "bz2", "level": 1}"#,
+        r#"{"id": "zstd", "level": 1}"#,
+        r#"{"id": "lz4", "acceleration": 1}"#,
+        r#"{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}"#,
+        r#"{"id": "fletcher32"}"#,
+        r#"{"id": "crc32"}"#,
+        r#"{"id": "adler32"}"#,
+        r#"{"id": "crc32c"}"#,
+    ] {
+        assert_eq!(case(c, &junk).0, NC_EFILTER, "{c}");
+        assert_eq!(case(c, &[]).0, NC_EFILTER, "{c} empty");
+    }
+    // Size headers that lie: lz4 claiming 4 GiB, blosc claiming 2 GiB, a zstd
+    // frame declaring a huge content size.
+    assert_eq!(
+        case(r#"{"id": "lz4"}"#, &[0xff, 0xff, 0xff, 0xff, 0x10, 0]).0,
+        NC_EFILTER
+    );
+    let mut blosc = vec![2u8, 1, 0x01, 4, 0, 0, 0, 0x80, 32, 0, 0, 0, 32, 0, 0, 0];
+    blosc.extend_from_slice(&[0u8; 16]);
+    assert_eq!(
+        case(
+            r#"{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}"#,
+            &blosc
+        )
+        .0,
+        NC_EFILTER
+    );
+    let frame = [
+        0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x01, 0, 0,
+    ];
+    assert_eq!(case(r#"{"id": "zstd", "level": 1}"#, &frame).0, NC_EFILTER);
+    // Stored chunk far larger than any encoding of 4 KiB.
+    assert_eq!(case(r#"{"id": "zlib", "level": 1}"#, &vec![0u8; 1 << 20]).0, NC_EFILTER);
+}
+
+#[test]
+fn unknown_codec_opens_and_reads_enofilter() {
+    let (st, _, codecs) = case(r#"{"id": "nosuchcodec", "x": 1}"#, &[1, 2, 3]);
+    assert_eq!(st, NC_ENOFILTER);
+    assert_eq!(codecs, r#"[{"id": "nosuchcodec", "x": 1}]"#);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("d.zarr");
+    dataset(&dir, r#"{"id": "nosuchcodec"}"#, &[1]);
+    let u = url(&dir);
+    let mut ncid = 0;
+    assert_eq!(unsafe { nc_open(u.as_ptr(), 0, &mut ncid) }, 0);
+    let (mut n, mut ids) = (9usize, [9u32; 4]);
+    assert_eq!(unsafe { nc_inq_var_filter_ids(ncid, 0, &mut n, ids.as_mut_ptr()) }, 0);
+    assert_eq!((n, ids[0]), (1, 0));
+    let mut id = 7u32;
+    let st = unsafe { nc_inq_var_filter(ncid, 0, &mut id, std::ptr::null_mut(), std::ptr::null_mut()) };
+    assert_eq!((st, id), (NC_ENOFILTER, 0));
+    assert_eq!(
+        unsafe { nc_inq_var_filter_info(ncid, 0, 0, &mut n, std::ptr::null_mut()) },
+        NC_ENOFILTER
+    );
+    assert_eq!(nc_close(ncid), 0);
+}
+
+#[test]
+fn defined_filters_reach_the_metadata() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w.zarr");
+    let u = url(&dir);
+    let mut ncid = 0;
+    let mut dim = 0;
+    let mut v = 0;
+    unsafe {
+        assert_eq!(nc_create(u.as_ptr(), 0, &mut ncid), 0);
+        assert_eq!(nc_def_dim(ncid, c"x".as_ptr(), 100, &mut dim), 0);
+        assert_eq!(nc_def_var(ncid, c"v".as_ptr(), 6, 1, &dim, &mut v), 0);
+        assert_eq!(nc_def_var_deflate(ncid, v, 0, 1, 2), 0);
+        assert_eq!(nc_def_var_fletcher32(ncid, v, 1), 0);
+        assert_eq!(nc_def_var_deflate(ncid, v, 1, 1, 2), 0);
+        let vals: Vec<f64> = (0..100).map(|i| f64::from(i) / 3.0).collect();
+        assert_eq!(nc_put_var_double(ncid, v, vals.as_ptr()), 0);
+        assert_eq!(nc_close(ncid), 0);
+    }
+    let meta: serde_json::Value = serde_json::from_str(&fs::read_to_string(dir.join("v/.zarray")).unwrap()).unwrap();
+    assert_eq!(meta["compressor"], serde_json::json!({"id": "zlib", "level": 2}));
+    assert_eq!(
+        meta["filters"],
+        serde_json::json!([{"id": "fletcher32"}, {"id": "shuffle", "elementsize": 8}])
+    );
+}
