@@ -1,4 +1,4 @@
-/* HDF5 filter 40100 "addk": adds a constant k to every element, read as a
+/* HDF5 filter 40300 "addk": adds a constant k to every element, read as a
  * little-endian unsigned integer of the variable's type size (wrapping), and
  * subtracts it on decode. Working parameters: [k, typesize]; the type size is
  * found by the separate codec library (lib__nczaddk) through callbacks into
@@ -10,7 +10,7 @@
 
 #include "nczplugin.h"
 
-#define ADDK_ID 40100
+#define ADDK_ID 40300
 
 static void addk_apply(unsigned char *p, size_t nbytes, uint64_t k, size_t ts, int reverse)
 {

@@ -1,4 +1,4 @@
-/* A plugin whose filter fails, for tests: HDF5 filter 40102 "fail" with its
+/* A plugin whose filter fails, for tests: HDF5 filter 40302 "fail" with its
  * codec {"id": "nczarr_fail", "mode": <m>} <-> [m] in the same library.
  * mode 0: encoding and decoding fail (return 0); mode 1: encoding copies,
  * decoding fails. */
@@ -7,7 +7,7 @@
 #include "nczplugin.h"
 #include "nczplugin_util.h"
 
-#define FAIL_ID 40102
+#define FAIL_ID 40302
 
 static size_t fail_filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[],
                           size_t nbytes, size_t *buf_size, void **buf)

@@ -1,11 +1,11 @@
-/* HDF5 filter 40107 "neg" (every byte complemented) with no codec of its
+/* HDF5 filter 40307 "neg" (every byte complemented) with no codec of its
  * own: its codec comes from the defaults library lib__nczdefaults, as
  * netcdf-c's standard filters get theirs from lib__nczstdfilters. */
 #include <stdlib.h>
 
 #include "nczplugin.h"
 
-#define NEG_ID 40107
+#define NEG_ID 40307
 
 static size_t neg_filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[],
                          size_t nbytes, size_t *buf_size, void **buf)

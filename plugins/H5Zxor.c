@@ -1,4 +1,4 @@
-/* One library exporting both plugin interfaces: HDF5 filter 40101 "xor"
+/* One library exporting both plugin interfaces: HDF5 filter 40301 "xor"
  * (every byte XORed with a key byte) and its NCZarr codec
  * {"id": "nczarr_xor", "key": <0..255>} <-> [key]. No working parameters. */
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include "nczplugin.h"
 #include "nczplugin_util.h"
 
-#define XOR_ID 40101
+#define XOR_ID 40301
 
 static size_t xor_filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[],
                          size_t nbytes, size_t *buf_size, void **buf)

@@ -1,4 +1,4 @@
-/* The NCZarr codec for HDF5 filter 40100 ("addk", lib__nch5addk):
+/* The NCZarr codec for HDF5 filter 40300 ("addk", lib__nch5addk):
  * {"id": "nczarr_addk", "k": <unsigned>} <-> visible [k]; working [k, typesize],
  * where typesize comes from libnetcdf itself (nc_inq_var, nc_inq_type), so
  * loading this library exercises callbacks from a plugin into the library.
@@ -12,7 +12,7 @@
 #include "nczplugin.h"
 #include "nczplugin_util.h"
 
-#define ADDK_ID 40100
+#define ADDK_ID 40300
 
 static void addk_log(const char *what)
 {

@@ -89,19 +89,19 @@ fn own_plugins_junk_wheel_and_debian() {
 
     // Junk first, then the good plugins: junk is skipped, nothing crashes.
     let set = plugin::scan(&[s(&junk), s(&lib)]);
-    assert_eq!(ids(&set), vec![40100, 40101, 40102, 40107]);
-    for bad in [40103, 40104, 40105, 40106, 40109] {
+    assert_eq!(ids(&set), vec![40300, 40301, 40302, 40307]);
+    for bad in [40303, 40304, 40305, 40306, 40309] {
         assert!(set.filter(bad).is_none() && set.codec(bad).is_none(), "{bad} loaded");
     }
     // Separate filter and codec libraries pair by id.
-    let (addk, addk_codec) = set.complete(40100).expect("addk pairs");
+    let (addk, addk_codec) = set.complete(40300).expect("addk pairs");
     assert_eq!(addk.name(), "addk");
     assert_eq!(addk_codec.codec_id(), "nczarr_addk");
     // The single-library plugin keeps its own codec, not the default one.
-    assert_eq!(set.codec(40101).unwrap().codec_id(), "nczarr_xor");
+    assert_eq!(set.codec(40301).unwrap().codec_id(), "nczarr_xor");
     // The defaults library fills in the filter without a codec...
-    assert_eq!(set.codec(40107).unwrap().codec_id(), "nczarr_neg");
-    assert_eq!(set.codec_by_name("nczarr_neg").unwrap().hdf5_id(), 40107);
+    assert_eq!(set.codec(40307).unwrap().codec_id(), "nczarr_neg");
+    assert_eq!(set.codec_by_name("nczarr_neg").unwrap().hdf5_id(), 40307);
     // ...and its ignored NCZ_get_codec_info gives nothing.
     assert!(set.codec_by_name("nczarr_ignored").is_none());
     assert_eq!(set.defaults.len(), 2);
@@ -110,7 +110,7 @@ fn own_plugins_junk_wheel_and_debian() {
     let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(log_text(), "initialize\n");
     let again = plugin::scan(&[s(&lib)]);
-    assert!(again.complete(40100).is_some());
+    assert!(again.complete(40300).is_some());
     assert_eq!(log_text(), "initialize\n", "a rescan must not initialise again");
 
     // Codec JSON both ways.
@@ -131,7 +131,7 @@ fn own_plugins_junk_wheel_and_debian() {
         r#"{"id": "nczarr_addk", "k": 7}"#
     );
     assert_eq!(addk_codec.hdf5_to_codec(&[]), Err(NcError::Filter));
-    let neg = set.codec(40107).unwrap();
+    let neg = set.codec(40307).unwrap();
     assert_eq!(neg.codec_to_hdf5(r#"{"id": "nczarr_neg"}"#), Ok(vec![]));
 
     // Filters: encode then decode gives the input back; the encoded bytes are
@@ -146,14 +146,14 @@ fn own_plugins_junk_wheel_and_debian() {
     assert_eq!(addk.apply(false, &[5, 4], data[..5].to_vec()), Err(NcError::Filter));
     // An empty result is 0 bytes, which HDF5 filters use to say "failed".
     assert_eq!(addk.apply(false, &[5, 4], Vec::new()), Err(NcError::Filter));
-    let xor = set.filter(40101).unwrap();
+    let xor = set.filter(40301).unwrap();
     let enc = xor.apply(false, &[0x5a], data.clone()).unwrap();
     assert_eq!(enc[1], data[1] ^ 0x5a);
     assert_eq!(xor.apply(true, &[0x5a], enc).unwrap(), data);
-    let negf = set.filter(40107).unwrap();
+    let negf = set.filter(40307).unwrap();
     assert_eq!(negf.apply(false, &[], vec![0, 255, 1]).unwrap(), vec![255, 0, 254]);
     // The failing filter: mode 0 fails both ways, mode 1 only on decode.
-    let fail = set.filter(40102).unwrap();
+    let fail = set.filter(40302).unwrap();
     assert_eq!(fail.apply(false, &[0], data.clone()), Err(NcError::Filter));
     assert_eq!(fail.apply(false, &[1], data.clone()).unwrap(), data);
     assert_eq!(fail.apply(true, &[1], data.clone()), Err(NcError::Filter));
@@ -175,7 +175,7 @@ fn own_plugins_junk_wheel_and_debian() {
     // goes back to the environment.
     plugin::set_path(vec![s(&lib)]);
     assert_eq!(plugin::path(), vec![s(&lib)]);
-    assert!(plugin::current().complete(40101).is_some());
+    assert!(plugin::current().complete(40301).is_some());
     plugin::set_path(Vec::new());
     assert!(plugin::current().is_empty());
     plugin::finalize();

@@ -10,8 +10,8 @@ static size_t never(unsigned int flags, size_t n, const unsigned int v[], size_t
     return nbytes;
 }
 
-static const nczp_h5z_class2 good = {NCZP_H5Z_CLASS_T_VERS, 40104, 1, 1, "badcodec", NULL, NULL, never};
-static const nczp_codec bad = {99, NCZP_CODEC_HDF5, "nczarr_badcodec", 40104, NULL, NULL, NULL, NULL, NULL};
+static const nczp_h5z_class2 good = {NCZP_H5Z_CLASS_T_VERS, 40304, 1, 1, "badcodec", NULL, NULL, never};
+static const nczp_codec bad = {99, NCZP_CODEC_HDF5, "nczarr_badcodec", 40304, NULL, NULL, NULL, NULL, NULL};
 
 int H5PLget_plugin_type(void) { return NCZP_H5PL_TYPE_FILTER; }
 const void *H5PLget_plugin_info(void) { return &good; }

@@ -10,7 +10,7 @@ static size_t never(unsigned int flags, size_t n, const unsigned int v[], size_t
     return nbytes;
 }
 
-static const nczp_h5z_class2 bad = {2, 40103, 1, 1, "badversion", NULL, NULL, never};
+static const nczp_h5z_class2 bad = {2, 40303, 1, 1, "badversion", NULL, NULL, never};
 
 int H5PLget_plugin_type(void) { return NCZP_H5PL_TYPE_FILTER; }
 const void *H5PLget_plugin_info(void) { return &bad; }

@@ -1,4 +1,4 @@
-/* Both halves in one library but for different ids (40106 / 40109): netcdf-c
+/* Both halves in one library but for different ids (40306 / 40309): netcdf-c
  * ignores such a library, and so do we. */
 #include <stddef.h>
 
@@ -11,8 +11,8 @@ static size_t never(unsigned int flags, size_t n, const unsigned int v[], size_t
     return nbytes;
 }
 
-static const nczp_h5z_class2 cls = {NCZP_H5Z_CLASS_T_VERS, 40106, 1, 1, "mismatch", NULL, NULL, never};
-static const nczp_codec codec = {NCZP_CODEC_CLASS_VER, NCZP_CODEC_HDF5, "nczarr_mismatch", 40109,
+static const nczp_h5z_class2 cls = {NCZP_H5Z_CLASS_T_VERS, 40306, 1, 1, "mismatch", NULL, NULL, never};
+static const nczp_codec codec = {NCZP_CODEC_CLASS_VER, NCZP_CODEC_HDF5, "nczarr_mismatch", 40309,
                                  NULL, NULL, NULL, NULL, NULL};
 
 int H5PLget_plugin_type(void) { return NCZP_H5PL_TYPE_FILTER; }

@@ -4,7 +4,7 @@
 
 #include "../nczplugin.h"
 
-static const nczp_h5z_class2 cls = {NCZP_H5Z_CLASS_T_VERS, 40105, 1, 1, "notfilter", NULL, NULL, NULL};
+static const nczp_h5z_class2 cls = {NCZP_H5Z_CLASS_T_VERS, 40305, 1, 1, "notfilter", NULL, NULL, NULL};
 
 int H5PLget_plugin_type(void) { return 1; }
 const void *H5PLget_plugin_info(void) { return &cls; }

@@ -29,7 +29,7 @@ fi
 ds="$scratch/t_plugins_rt.zarr"
 HDF5_PLUGIN_PATH="$plug" LD_LIBRARY_PATH="$libdir" ncdump -s "file://$ds#mode=nczarr,file" >"$scratch/dump" \
     || { cat "$scratch/dump"; fail "ncdump -s"; }
-for want in 'a:_Filter = "40100,7"' 'b:_Filter = "40101,90|40100,3"' 'c:_Filter = "40107"' \
+for want in 'a:_Filter = "40300,7"' 'b:_Filter = "40301,90|40300,3"' 'c:_Filter = "40307"' \
     'a:_Codecs = "[{\"id\": \"nczarr_addk\", \"k\": 7}]"' \
     'a = -7, 993, 1993, 2993,' 'b = -15000, -14700, -14400,' 'c = -3, -2.75, -2.5,'; do
     grep -qF -- "$want" "$scratch/dump" || { cat "$scratch/dump"; fail "ncdump -s lacks: $want"; }

@@ -11,11 +11,11 @@
 #include <netcdf.h>
 #include <netcdf_filter.h>
 
-#define ADDK 40100
-#define XOR 40101
-#define FAIL 40102
-#define NEG 40107
-#define NOBODY 40199
+#define ADDK 40300
+#define XOR 40301
+#define FAIL 40302
+#define NEG 40307
+#define NOBODY 40399
 #define N 100
 
 /* Does the file <dataset>/<var>/.zarray contain `what`? */
@@ -120,9 +120,9 @@ static void test_availability(void)
     CHECK(nc_inq_filter_avail(ncid, NEG));
     EXPECT_ERR(nc_inq_filter_avail(ncid, NOBODY), NC_ENOFILTER);
     /* The junk directory's plugins are not loaded. */
-    EXPECT_ERR(nc_inq_filter_avail(ncid, 40103), NC_ENOFILTER);
-    EXPECT_ERR(nc_inq_filter_avail(ncid, 40104), NC_ENOFILTER);
-    EXPECT_ERR(nc_inq_filter_avail(ncid, 40106), NC_ENOFILTER);
+    EXPECT_ERR(nc_inq_filter_avail(ncid, 40303), NC_ENOFILTER);
+    EXPECT_ERR(nc_inq_filter_avail(ncid, 40304), NC_ENOFILTER);
+    EXPECT_ERR(nc_inq_filter_avail(ncid, 40306), NC_ENOFILTER);
     CHECK(nc_def_dim(ncid, "x", 10, &dim));
     CHECK(nc_def_var(ncid, "v", NC_INT, 1, &dim, &v));
     CHECK(nc_def_var_chunking(ncid, v, NC_CHUNKED, &chunk));
