@@ -84,12 +84,14 @@ struct NczCodec {
 type PluginTypeFn = unsafe extern "C" fn() -> c_int;
 type InfoFn = unsafe extern "C" fn() -> *const c_void;
 
+/// Every plugin library ever loaded: never closed (see the module
+/// documentation), and kept reachable here rather than leaked.
+static LIBS: Mutex<Vec<libloading::Library>> = Mutex::new(Vec::new());
+
 /// One loaded shared library, kept for the life of the process.
 #[derive(Debug)]
 pub struct LoadedLib {
     path: String,
-    // Held only to keep the handle; never dropped (see `load`).
-    _lib: &'static libloading::Library,
 }
 
 impl LoadedLib {
@@ -235,9 +237,11 @@ pub fn load(path: &Path) -> Loaded {
         // Dropping `lib` here unloads a library that is not a plugin.
         return Loaded::NotPlugin("exports no plugin entry point".into());
     }
+    // The symbols' values were copied out above; the handle itself is kept
+    // for the life of the process.
+    LIBS.lock().unwrap_or_else(|p| p.into_inner()).push(lib);
     let lib = Arc::new(LoadedLib {
         path: path.display().to_string(),
-        _lib: Box::leak(Box::new(lib)),
     });
 
     if let Some(cpd) = cpd {
