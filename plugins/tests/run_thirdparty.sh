@@ -2,8 +2,10 @@
 # Third-party plugins through our library: netcdf-c 4.10.1's own plugins (the
 # netCDF4 wheel's plugins directory: lib__nch5*.so filters, codecs from
 # lib__nczhdf5filters.so / lib__nczstdfilters.so, which call back into the
-# library) decode what the wheel's netcdf-c wrote; Debian's hdf5-filter-plugin
-# bzip2 filter, paired with the wheel's bz2 codec, does too.
+# library) are loaded beside the built-in codecs, and the wheel's szip decodes
+# what the wheel's netcdf-c wrote; with Debian's hdf5-filter-plugin first on
+# the path, its bzip2 filter is the one loaded for id 307 (the filters
+# themselves are also run directly by tests/plugins.rs).
 # usage: run_thirdparty.sh LIBDIR SCRATCH
 set -euo pipefail
 libdir=$1 scratch=$2
@@ -33,7 +35,8 @@ for name, kw in [("zstd", dict(compression="zstd", complevel=4)),
                  ("bzip2", dict(compression="bzip2", complevel=9)),
                  ("blosc", dict(compression="blosc_lz4", complevel=5, blosc_shuffle=1)),
                  ("zlib", dict(compression="zlib", complevel=6, shuffle=True)),
-                 ("f32", dict(compression="zlib", complevel=1, fletcher32=True))]:
+                 ("f32", dict(compression="zlib", complevel=1, fletcher32=True)),
+                 ("szip", dict(compression="szip", szip_coding="nn", szip_pixels_per_block=8))]:
     v = ds.createVariable(name, "i4", ("x",), chunksizes=(250,), **kw)
     v[:] = data
 ds.close()
@@ -63,11 +66,21 @@ PY
     echo "ok: $label: $* read right"
 }
 
-check wheel "$wheel" zstd bzip2 blosc zlib f32
-for f in lib__nch5zstd.so lib__nch5bzip2.so lib__nch5blosc.so lib__nch5deflate.so lib__nch5shuffle.so lib__nch5fletcher32.so; do
+# szip (HDF5 id 4) is not built in: the wheel's lib__nch5szip.so and the szip
+# codec of lib__nczhdf5filters.so (whose NCZ_modify_parameters calls back
+# into our nc_inq_var/nc_inq_type/nc_inq_var_chunking) decode it. The others
+# are built in, so the built-in codecs decode them (a plugin filter replaces a
+# built-in one only when its library also brings its own codec).
+check wheel "$wheel" zstd bzip2 blosc zlib f32 szip
+for f in lib__nch5szip.so lib__nch5zstd.so lib__nch5bzip2.so lib__nch5blosc.so lib__nch5deflate.so lib__nch5shuffle.so lib__nch5fletcher32.so; do
     grep -q "$wheel/$f: HDF5 filter" "$scratch/wheel.err" || { cat "$scratch/wheel.err"; fail "$f not loaded"; }
 done
 grep -q "default codec \"zstd\"" "$scratch/wheel.err" || fail "zstd codec not from lib__nczstdfilters"
+grep -q "filter 4 uses default codec \"szip\"" "$scratch/wheel.err" || fail "szip codec not from lib__nczhdf5filters"
+# Without the wheel's plugins, szip is not available.
+if HDF5_PLUGIN_PATH=/nonexistent LD_LIBRARY_PATH="$libdir" ncdump -v szip "$url" >/dev/null 2>&1; then
+    fail "szip read without a plugin"
+fi
 
 deb=/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins
 if [ -f "$deb/libh5bz2.so" ]; then
