@@ -17,6 +17,7 @@
  *       reads of 1x16x16 at seeded positions)
  *   ncbench w2create URL NVARS
  *   ncbench w2open   URL
+ *   ncbench version  (prints nc_inq_libvers())
  * CODEC: none | zlib1+shuffle | zstd1 | blosc-lz4-1+shuffle
  * Values are checked on read against the generator (a sample of points), so a
  * fast wrong answer fails.
@@ -325,6 +326,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[1], "w1read")) rc = w1read(argc, argv);
         else if (!strcmp(argv[1], "w2create")) rc = w2create(argc, argv);
         else if (!strcmp(argv[1], "w2open")) rc = w2open(argc, argv);
+        else if (!strcmp(argv[1], "version")) {
+            printf("%s\n", nc_inq_libvers());
+            rc = 0;
+        }
     }
     if (rc == 1)
         fprintf(stderr, "usage: see the comment at the top of bench/ncbench.c\n");
