@@ -262,9 +262,28 @@ def w1read(engine, store, mode, n, nrandom):
             report(t, check(got[:2], field(nz, ny, nx, 0, 2)) + " (alloc)", got.nbytes)
 
 
+def rawget(store):
+    """The server's raw parallel-GET rate: every object under the store's prefix,
+    all requested at once through tensorstore's S3 kvstore (no decoding)."""
+    import tensorstore as ts
+
+    spec = ts_spec(store)["kvstore"]
+    kv = ts.KvStore.open(spec).result()
+    keys = [k for k in kv.list().result()]
+    if not keys:
+        report(None, "no objects under the store's prefix", 0)
+        return
+    with Timer() as t:
+        futs = [kv.read(k) for k in keys]
+        total = sum(len(f.result().value) for f in futs)
+    report(t, f"ok ({len(keys)} objects)", total)
+
+
 def main(argv):
     try:
-        if argv[1] == "w1write":
+        if argv[1] == "rawget":
+            rawget(argv[2])
+        elif argv[1] == "w1write":
             engine, store, codec = argv[2:5]
             n = tuple(int(v) for v in argv[5:8])
             c = tuple(int(v) for v in argv[8:11])
