@@ -65,11 +65,12 @@ def build(args):
     # The reference: a directory holding libnetcdf.so.22 -> the reference library,
     # searched before the library's own directory (its $ORIGIN dependencies).
     refdir = os.path.join(out, "ref")
-    os.makedirs(refdir, exist_ok=True)
-    link = os.path.join(refdir, "libnetcdf.so.22")
-    if os.path.lexists(link):
-        os.unlink(link)
-    os.symlink(os.path.realpath(args.reference), link)
+    if args.reference:
+        os.makedirs(refdir, exist_ok=True)
+        link = os.path.join(refdir, "libnetcdf.so.22")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(os.path.realpath(args.reference), link)
     return os.path.join(out, "ncbench"), limits, refdir
 
 
@@ -557,13 +558,16 @@ def main():
     ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
     ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
     args = ap.parse_args()
-    if not args.reference or not os.path.exists(args.reference):
-        sys.exit("reference libnetcdf not found: pip install netCDF4 into the venv, or pass --reference")
+    if args.reference and not os.path.exists(args.reference):
+        sys.exit(f"{args.reference}: not found")
     preset = PRESETS["quick" if args.quick else "full"]
     args.reps = args.reps or preset["reps"]
     ncbench, limits_bin, refdir = build(args)
     if args.build_only:
+        log(f"built {ncbench}" + (f" and {limits_bin}" if limits_bin else " (limits not built)"))
         return
+    if not args.reference:
+        sys.exit("reference libnetcdf not found: pip install netCDF4 into the venv, or pass --reference")
     args.ours = os.path.abspath(args.ours)
     only = set(args.only.split(","))
     started = datetime.datetime.now(datetime.timezone.utc)

@@ -7,7 +7,8 @@
 #      and the differential tests of the client helpers and time functions
 #      against Debian's netcdf-c 4.9.0
 #   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
-#   6. tests/interop/run.sh                 (if present)
+#   6. bench/run.sh --build-only            (the benchmark programs compile; nothing timed)
+#   7. tests/interop/run.sh                 (if present)
 # A failing build stops the run; the test steps all run, and the script exits
 # non-zero when any of them failed.
 #
@@ -58,6 +59,9 @@ run_test "export signatures vs include/" bash scripts/check-exports.sh
 if [ -f scripts/check-headers.sh ]; then
     run_test check-headers bash scripts/check-headers.sh
 fi
+# The benchmark suite is never timed here: only check that its programs compile.
+run_test "bench builds" bash bench/run.sh --build-only
+
 if [ -f tests/interop/run.sh ]; then
     run_test interop bash tests/interop/run.sh
 fi
