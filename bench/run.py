@@ -264,7 +264,8 @@ def s3_env(R):
     except subprocess.TimeoutExpired:
         return None, f"skipped: {os.path.basename(script)} start timed out"
     if p.returncode != 0:
-        return None, f"skipped: {os.path.basename(script)} start failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}"
+        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        return None, f"skipped: {os.path.basename(script)} start failed: {why[:120]}"
     env = {}
     for line in p.stdout.splitlines():
         line = line.strip()
