@@ -312,7 +312,7 @@ def w3(R, p, scratch):
                                   ("tensorstore", "tensorstore")):
                     c[name] = summarise([R.ctx("w1read", eng, s3ctx, "full", *dims, p["nrandom"], env_extra=env)
                                          for _ in range(R.args.reps)])
-                c["raw GET"] = summarise([R.ctx("rawget", s3ctx, env_extra=env)])
+                c["raw GET"] = summarise([R.ctx("rawget", s3ctx, env_extra=env) for _ in range(R.args.reps)])
                 R.results.append(dict(w="W3", case=f"S3 read full {codec}, {label}", op="full", codec=codec,
                                       ours=summarise(runs["ours"]), ref=summarise(runs["netcdf-c"]), ctx=c))
     finally:
