@@ -102,6 +102,11 @@ static void test_side_by_side(void)
     EXPECT_EQ(ngrps, 1);
     CHECK(nc_inq_grpname(grps[0], name));
     EXPECT_STR(name, "g");
+    /* The ids come back usable without the count too (netCDF4-python asks so). */
+    grps[0] = -1;
+    CHECK(nc_inq_grps(nc4, NULL, grps));
+    CHECK(nc_inq_grpname(grps[0], name));
+    EXPECT_STR(name, "g");
     CHECK(nc_inq_grp_ncid(nc4, "g", &gid));
     EXPECT_EQ(gid, grps[0]);
     CHECK(nc_inq_grp_full_ncid(nc4, "/g", &gid));

@@ -14,8 +14,6 @@
 #      ncopts must be data objects.
 #   3. Nothing else leaks: every exported name is in one of those lists, a
 #      name netcdf-c exports, or one of the few allowed below.
-# Names of testdata/abi/pending-other-branches.txt (implemented on branches
-# not merged yet) are reported but tolerated.
 #
 # Usage: scripts/check-client-abi.sh [LIBDIR]   (default build/lib, else target/release)
 set -euo pipefail
@@ -29,12 +27,9 @@ libdir="$(cd "$libdir" && pwd)"
 lib="$libdir/libnetcdf.so.19"
 [ -e "$lib" ] || { echo "check-client-abi: $lib missing (build first)" >&2; exit 2; }
 data=testdata/abi
-pending="$data/pending-other-branches.txt"
 fail=0
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-touch "$tmp/pending"
-[ -f "$pending" ] && grep -v '^#' "$pending" | sort -u >"$tmp/pending"
 
 nm -D --defined-only "$lib" >"$tmp/nm"
 awk '{print $3}' "$tmp/nm" | sort -u >"$tmp/ours"
@@ -60,19 +55,18 @@ for c in "${clients[@]}"; do
     fi
     # A Python extension's Py* names come from the interpreter at import.
     undef="$(grep -o 'undefined symbol: [^ ,]*' <<<"$out" | awk '{print $3}' | grep -Ev '^_?_?Py' | sort -u || true)"
-    bad="$(comm -23 <(printf '%s\n' "$undef" | sed '/^$/d') "$tmp/pending")"
-    tolerated="$(comm -12 <(printf '%s\n' "$undef" | sed '/^$/d') "$tmp/pending")"
+    bad="$(printf '%s\n' "$undef" | sed '/^$/d')"
     if [ -n "$bad" ]; then
         echo "check-client-abi: FAIL: $(basename "$c"): undefined: $(echo $bad)"
         fail=1
     else
-        echo "check-client-abi: $(basename "$c"): ldd -r clean${tolerated:+ (pending elsewhere: $(echo $tolerated))}"
+        echo "check-client-abi: $(basename "$c"): ldd -r clean"
     fi
 done
 
 # --- 2. the reference lists ----------------------------------------------------
 for list in "$data"/client-*.txt "$data"/libnetcdf19-public.txt "$data"/netcdf-c-4.10.1-public.txt; do
-    missing="$(comm -23 <(sort -u "$list") "$tmp/ours" | comm -23 - "$tmp/pending")"
+    missing="$(comm -23 <(sort -u "$list") "$tmp/ours")"
     if [ -n "$missing" ]; then
         echo "check-client-abi: FAIL: $(basename "$list"): not exported: $(echo $missing)"
         fail=1
@@ -107,8 +101,4 @@ else
     echo "check-client-abi: every one of our $(wc -l <"$tmp/ours") exports is a netcdf-c name"
 fi
 
-if [ -s "$tmp/pending" ]; then
-    still="$(comm -23 "$tmp/pending" "$tmp/ours" | wc -l)"
-    echo "check-client-abi: $still name(s) of $pending still to come from other branches"
-fi
 exit $fail

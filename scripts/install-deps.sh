@@ -15,7 +15,7 @@ APT_PACKAGES=(
     netcdf-bin libnetcdf-dev libnetcdf19
     python3 python3-venv perl
     valgrind
-    gfortran libnetcdff-dev python3-netcdf4
+    gfortran libnetcdff-dev python3-netcdf4 hdf5-filter-plugin
 )
 # The versions that wrote testdata/fixtures (see its README.md).
 PIP_PACKAGES=(

@@ -4,10 +4,6 @@
 # /usr/bin/python3 and our library directory first on LD_LIBRARY_PATH (the
 # script checks that the process really loaded this library).
 #
-# While a name the module imports is still listed in
-# testdata/abi/pending-other-branches.txt (implemented on a branch not merged
-# yet), the module cannot load: the test is reported as skipped, naming it.
-#
 # Usage: scripts/run-python-debian.sh [LIBDIR]   (default build/lib, else target/release)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,11 +22,6 @@ out="$root/target/python-debian"
 rm -rf "$out"
 mkdir -p "$out"
 if ! err="$(LD_LIBRARY_PATH="$libdir" "$py" -c 'import netCDF4' 2>&1)"; then
-    sym="$(grep -o 'undefined symbol: [A-Za-z0-9_]*' <<<"$err" | awk '{print $3}' | head -n1)"
-    if [ -n "$sym" ] && grep -qx "$sym" testdata/abi/pending-other-branches.txt 2>/dev/null; then
-        echo "run-python-debian: SKIPPED: python3-netcdf4 needs $sym, still pending from another branch"
-        exit 0
-    fi
     echo "run-python-debian: FAIL: import netCDF4: $err"
     exit 1
 fi

@@ -10,9 +10,9 @@
 #   5. scripts/check-exports.sh (export signatures), scripts/check-headers.sh
 #   6. the client ABI: scripts/check-client-abi.sh (Debian's ncdump, ncgen,
 #      ncgen3, nccopy, libnetcdff and python3-netcdf4 load with no undefined
-#      (ncgen -> ncdump -> nccopy round trip), scripts/run-fortran-tests.sh
-#      (F90 and F77 programs through Debian's libnetcdff),
-#      scripts/run-python-debian.sh (Debian's python3-netcdf4)
+#      symbol), scripts/run-fortran-tests.sh (F90 and F77 programs through
+#      Debian's libnetcdff), scripts/run-python-debian.sh (Debian's python3-netcdf4);
+#      bench/run.sh --build-only (the benchmark programs compile; nothing timed)
 #   7. tests/interop/run.sh                 (if present)
 #   8. tests/s3/run.sh                      (fixtures and Debian's tools through S3)
 # A radosgw S3 server (scripts/s3-server.sh) runs on loopback for the whole
@@ -87,6 +87,9 @@ run_test "Debian python3-netcdf4" bash scripts/run-python-debian.sh build/lib
 if [ -f scripts/check-headers.sh ]; then
     run_test check-headers bash scripts/check-headers.sh
 fi
+# The benchmark suite is never timed here: only check that its programs compile.
+run_test "bench builds" bash bench/run.sh --build-only
+
 if [ -f tests/interop/run.sh ]; then
     run_test interop bash tests/interop/run.sh
 fi

@@ -45,13 +45,23 @@ pub fn builtin_ids() -> Vec<u32> {
     BUILTINS.iter().map(|b| b.filter.id()).collect()
 }
 
-/// The filter for an HDF5 id.
+/// The filter for an HDF5 id. A plugin filter replaces the built-in one only
+/// when the path also has its own codec for it (`NCZ_get_codec_info`: a
+/// complete plugin); a plugin filter whose codec would come from a defaults
+/// library serves only ids that are not built in. (netcdf-c's own plugins,
+/// which the netCDF4 wheel puts on `HDF5_PLUGIN_PATH` for every process it
+/// starts, are of that kind, and its deflate fails on data that does not
+/// shrink.)
 pub fn filter(id: u32) -> Option<Arc<dyn Hdf5Filter>> {
     let p = plugin::current();
+    let builtin = BUILTINS.iter().find(|b| b.filter.id() == id).map(|b| b.filter.clone());
     if let Some(f) = p.filters.iter().find(|f| f.id() == id) {
-        return Some(f.clone());
+        let own_codec = p.codecs.iter().any(|c| c.hdf5_id() == id);
+        if own_codec || builtin.is_none() {
+            return Some(f.clone());
+        }
     }
-    BUILTINS.iter().find(|b| b.filter.id() == id).map(|b| b.filter.clone())
+    builtin
 }
 
 fn find_codec(pred: impl Fn(&dyn CodecMap) -> bool) -> Option<Arc<dyn CodecMap>> {

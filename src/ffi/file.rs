@@ -411,7 +411,11 @@ pub extern "C" fn nc_initialize() -> c_int {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_finalize() -> c_int {
-    0
+    // netcdf-c: finalise the plugin codecs and forget the plugin path.
+    super::catch(NcError::Internal.code(), || {
+        crate::codec::plugin::finalize();
+        0
+    })
 }
 
 #[unsafe(no_mangle)]

@@ -175,11 +175,27 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
-    // SAFETY (after): numgrps and ncids are NULL or valid as the caller gave them.
-    forward!(ncid => nc_inq_grps(ncid, numgrps, ncids); after |rc| unsafe {
-        let n = if numgrps.is_null() { 0 } else { numgrps.read().max(0) as usize };
-        super::delegate::map_out_ncids(ncid, rc, ncids, n)
-    });
+    if super::delegate::lookup(ncid).is_some() {
+        // The ids written must be translated, so the count is needed even
+        // when the caller does not ask for it (netCDF4-python passes NULL).
+        let inner = |numgrps: *mut c_int, ncids: *mut c_int| -> c_int {
+            forward!(ncid => nc_inq_grps(ncid, numgrps, ncids));
+            NcError::BadId.code()
+        };
+        let mut n: c_int = 0;
+        let count = if numgrps.is_null() {
+            &mut n as *mut c_int
+        } else {
+            numgrps
+        };
+        let rc = inner(count, std::ptr::null_mut());
+        if rc != 0 || ncids.is_null() {
+            return rc;
+        }
+        let rc = inner(count, ncids);
+        // SAFETY: ncids has room for *count ids (the caller's contract).
+        return unsafe { super::delegate::map_out_ncids(ncid, rc, ncids, count.read().max(0) as usize) };
+    }
     status(|| {
         handles::with(ncid, |ds, grp| {
             let ids: Vec<c_int> = ds.groups[grp]

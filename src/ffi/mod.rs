@@ -19,6 +19,8 @@ pub mod filter;
 pub mod fortran;
 pub mod meta;
 pub mod misc;
+pub mod plugin_loader;
+pub mod plugin_path;
 pub mod usertype;
 pub mod utf16;
 pub mod v2;

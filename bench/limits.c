@@ -1,0 +1,311 @@
+/* limits: the machine's ceilings for the W1 workloads, measured in the same run
+ * as the libraries (bench/run.py). Prints one line per measurement:
+ *   LIMIT {"name":"...","threads":n,"mib_s":x}
+ * Every rate is in MiB/s of uncompressed data (for codecs) or of bytes copied.
+ *
+ * Usage: limits SCRATCH_DIR MIB
+ *   memcpy   MIB MiB between buffers already touched, 1 and 2 threads
+ *   pagecache read() of a MIB MiB file that is in the page cache into a touched
+ *            buffer, 1 and 2 threads (pread of halves)
+ *   codecs   encode and decode of 4 MiB chunks (16x256x256 float32 of the W1
+ *            field) with the libraries our library uses: libdeflate level 1 +
+ *            shuffle (and zlib level 1 + shuffle, what netcdf-c uses), zstd
+ *            level 1, blosc lz4 clevel 1 + shuffle; one thread and every core
+ *            (each thread works on its own chunks)
+ */
+#define _GNU_SOURCE
+#include <blosc.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define CHUNK (16 * 256 * 256 * 4)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void *touched(size_t n) {
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    memset(p, 1, n);
+    return p;
+}
+
+static void emit(const char *name, int threads, double bytes, double secs) {
+    printf("LIMIT {\"name\":\"%s\",\"threads\":%d,\"mib_s\":%.1f}\n", name, threads,
+           bytes / secs / 1048576.0);
+    fflush(stdout);
+}
+
+/* ---- memcpy ---- */
+struct cp {
+    char *dst, *src;
+    size_t n;
+};
+static void *cp_run(void *a) {
+    struct cp *c = a;
+    memcpy(c->dst, c->src, c->n);
+    return NULL;
+}
+static double par_copy(char *dst, char *src, size_t n, int threads) {
+    pthread_t t[64];
+    struct cp c[64];
+    double t0 = now();
+    for (int i = 0; i < threads; i++) {
+        c[i] = (struct cp){dst + n / threads * i, src + n / threads * i, n / threads};
+        pthread_create(&t[i], NULL, cp_run, &c[i]);
+    }
+    for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    return now() - t0;
+}
+
+/* ---- page cache ---- */
+struct rd {
+    int fd;
+    char *dst;
+    size_t n;
+    off_t off;
+};
+static void *rd_run(void *a) {
+    struct rd *r = a;
+    size_t done = 0;
+    while (done < r->n) {
+        ssize_t k = pread(r->fd, r->dst + done, r->n - done, r->off + (off_t)done);
+        if (k <= 0) break;
+        done += (size_t)k;
+    }
+    return NULL;
+}
+static double par_read(int fd, char *dst, size_t n, int threads) {
+    pthread_t t[64];
+    struct rd r[64];
+    double t0 = now();
+    for (int i = 0; i < threads; i++) {
+        r[i] = (struct rd){fd, dst + n / threads * i, n / threads, (off_t)(n / threads * i)};
+        pthread_create(&t[i], NULL, rd_run, &r[i]);
+    }
+    for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    return now() - t0;
+}
+
+/* ---- codecs ---- */
+static void shuffle4(const unsigned char *in, unsigned char *out, size_t n) {
+    size_t m = n / 4;
+    for (size_t i = 0; i < m; i++)
+        for (int b = 0; b < 4; b++) out[b * m + i] = in[i * 4 + b];
+}
+static void unshuffle4(const unsigned char *in, unsigned char *out, size_t n) {
+    size_t m = n / 4;
+    for (size_t i = 0; i < m; i++)
+        for (int b = 0; b < 4; b++) out[i * 4 + b] = in[b * m + i];
+}
+
+enum { C_DEFLATE, C_ZLIB, C_ZSTD, C_BLOSC, NCODECS };
+static const char *cname[NCODECS] = {"libdeflate-1+shuffle", "zlib-1+shuffle", "zstd-1",
+                                     "blosc-lz4-1+shuffle"};
+
+#define NCH 4 /* distinct chunks of the field (each thread cycles over them) */
+static unsigned char *raw[NCH];
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+/* The W1 field of ncbench.c (NY = NX = 1024), chunk k at z = 16k, y = x = 0. */
+static void make_chunk(int k, float *out) {
+    size_t i = 0;
+    for (size_t z = 16 * (size_t)k; z < 16 * (size_t)k + 16; z++)
+        for (size_t y = 0; y < 256; y++)
+            for (size_t x = 0; x < 256; x++) {
+                float tz = (float)(20.0 * sin((double)z * 0.031));
+                float ty = (float)(8.0 * cos((double)y * 0.0123));
+                float tx = (float)(5.0 * sin((double)x * 0.0171 + 1.0));
+                uint64_t h = mix((z * 1024 + y) * 1024 + x);
+                float noise = (float)((double)(h >> 40) / 16777216.0 - 0.5);
+                float v = 280.0f + tz + ty * tx * 0.25f + ty + tx + noise;
+                out[i++] = nearbyintf(v * 64.0f) / 64.0f;
+            }
+}
+
+static size_t encode(int c, const unsigned char *in, unsigned char *tmp, unsigned char *out,
+                     size_t cap, void *st) {
+    switch (c) {
+    case C_DEFLATE:
+        shuffle4(in, tmp, CHUNK);
+        return libdeflate_zlib_compress(st, tmp, CHUNK, out, cap);
+    case C_ZLIB: {
+        shuffle4(in, tmp, CHUNK);
+        uLongf n = cap;
+        return compress2(out, &n, tmp, CHUNK, 1) == Z_OK ? n : 0;
+    }
+    case C_ZSTD: {
+        size_t n = ZSTD_compressCCtx(st, out, cap, in, CHUNK, 1);
+        return ZSTD_isError(n) ? 0 : n;
+    }
+    case C_BLOSC: {
+        int n = blosc_compress_ctx(1, 1, 4, CHUNK, in, out, cap, "lz4", 0, 1);
+        return n > 0 ? (size_t)n : 0;
+    }
+    }
+    return 0;
+}
+
+static int decode(int c, const unsigned char *in, size_t n, unsigned char *tmp, unsigned char *out,
+                  void *st) {
+    switch (c) {
+    case C_DEFLATE: {
+        size_t got = 0;
+        if (libdeflate_zlib_decompress(st, in, n, tmp, CHUNK, &got) != LIBDEFLATE_SUCCESS ||
+            got != CHUNK)
+            return -1;
+        unshuffle4(tmp, out, CHUNK);
+        return 0;
+    }
+    case C_ZLIB: {
+        uLongf got = CHUNK;
+        if (uncompress(tmp, &got, in, n) != Z_OK || got != CHUNK) return -1;
+        unshuffle4(tmp, out, CHUNK);
+        return 0;
+    }
+    case C_ZSTD: {
+        size_t got = ZSTD_decompressDCtx(st, out, CHUNK, in, n);
+        return got == CHUNK ? 0 : -1;
+    }
+    case C_BLOSC:
+        return blosc_decompress_ctx(in, out, CHUNK, 1) == CHUNK ? 0 : -1;
+    }
+    return -1;
+}
+
+struct job {
+    int codec, iters, dec;
+    double secs;
+    size_t csize;
+};
+static void *job_run(void *a) {
+    struct job *j = a;
+    size_t cap = CHUNK + CHUNK / 8 + 65536;
+    unsigned char *tmp = touched(CHUNK), *out = touched(CHUNK), *comp[NCH];
+    size_t clen[NCH];
+    void *enc = j->codec == C_DEFLATE ? (void *)libdeflate_alloc_compressor(1)
+                : j->codec == C_ZSTD  ? (void *)ZSTD_createCCtx()
+                                      : NULL;
+    void *dec = j->codec == C_DEFLATE ? (void *)libdeflate_alloc_decompressor()
+                : j->codec == C_ZSTD  ? (void *)ZSTD_createDCtx()
+                                      : NULL;
+    for (int k = 0; k < NCH; k++) {
+        comp[k] = touched(cap);
+        clen[k] = encode(j->codec, raw[k], tmp, comp[k], cap, enc);
+    }
+    j->csize = clen[0];
+    double t0 = now();
+    for (int i = 0; i < j->iters; i++) {
+        int k = i % NCH;
+        if (j->dec) {
+            if (decode(j->codec, comp[k], clen[k], tmp, out, dec) != 0) {
+                fprintf(stderr, "%s: decode failed\n", cname[j->codec]);
+                exit(2);
+            }
+        } else {
+            clen[k] = encode(j->codec, raw[k], tmp, comp[k], cap, enc);
+        }
+    }
+    j->secs = now() - t0;
+    return NULL;
+}
+
+static void codec_rate(int codec, int dec, int threads, int iters) {
+    pthread_t t[64];
+    struct job j[64];
+    double t0 = now();
+    for (int i = 0; i < threads; i++) {
+        j[i] = (struct job){codec, iters, dec, 0, 0};
+        pthread_create(&t[i], NULL, job_run, &j[i]);
+    }
+    for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    (void)t0;
+    /* The slowest thread's timed loop (setup excluded) bounds the aggregate rate. */
+    double worst = 0;
+    for (int i = 0; i < threads; i++)
+        if (j[i].secs > worst) worst = j[i].secs;
+    char name[96];
+    snprintf(name, sizeof name, "%s %s", dec ? "decode" : "encode", cname[codec]);
+    emit(name, threads, (double)CHUNK * iters * threads, worst);
+    if (!dec && threads == 1)
+        printf("LIMIT {\"name\":\"ratio %s\",\"threads\":1,\"mib_s\":%.4f}\n", cname[codec],
+               (double)j[0].csize / CHUNK);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: limits SCRATCH_DIR MIB\n");
+        return 1;
+    }
+    size_t n = (size_t)atol(argv[2]) << 20;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    if (cores > 64) cores = 64;
+    char *a = touched(n), *b = touched(n);
+    for (int threads = 1; threads <= 2; threads++) {
+        double best = 1e9;
+        for (int r = 0; r < 3; r++) {
+            double s = par_copy(b, a, n, threads);
+            if (s < best) best = s;
+        }
+        emit("memcpy", threads, (double)n, best);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/limits-pagecache.bin", argv[1]);
+    int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+    if (fd < 0 || write(fd, a, n) != (ssize_t)n) {
+        perror(path);
+        return 2;
+    }
+    par_read(fd, b, n, 1); /* warm */
+    for (int threads = 1; threads <= 2; threads++) {
+        double best = 1e9;
+        for (int r = 0; r < 3; r++) {
+            double s = par_read(fd, b, n, threads);
+            if (s < best) best = s;
+        }
+        emit("pagecache read", threads, (double)n, best);
+    }
+    close(fd);
+    unlink(path);
+    free(a);
+    free(b);
+
+    blosc_init();
+    for (int k = 0; k < NCH; k++) {
+        raw[k] = touched(CHUNK);
+        make_chunk(k, (float *)raw[k]);
+    }
+    int iters = (int)(n >> 20) / 16; /* about MIB/4 MiB of data per thread, at least 4 chunks */
+    if (iters < 4) iters = 4;
+    for (int c = 0; c < NCODECS; c++)
+        for (int dec = 0; dec <= 1; dec++) {
+            int it = c == C_ZLIB && !dec ? (iters + 3) / 4 : iters; /* zlib encode is slow */
+            codec_rate(c, dec, 1, it);
+            codec_rate(c, dec, cores, it);
+        }
+    blosc_destroy();
+    return 0;
+}

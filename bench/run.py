@@ -1,0 +1,610 @@
+#!/usr/bin/env python3
+"""The benchmark runner of issue 6: runs every workload against this library and a
+reference libnetcdf in the same run (alternating, repeated), with zarr-python +
+zarrs and tensorstore for context and the machine's limits, and writes a Markdown
+table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
+
+Usage (bench/run.sh wraps this with the project's venv):
+    bench/run.sh [--quick] [--reps N] [--reference LIBFILE] [--ours DIR]
+                 [--scratch DIR] [--only W1,W2,W3,limits,context] [--build-only]
+
+Every workload is one process of bench/ncbench (C, netCDF API only), linked once
+and pointed at a library with LD_LIBRARY_PATH; the process times its own work
+(open/create to close) and reports wall, CPU (user+sys, all threads) and peak RSS.
+Speed is never asserted: the targets of issue 6 are printed beside each ratio.
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+CODECS = ["none", "zlib1+shuffle", "zstd1", "blosc-lz4-1+shuffle"]
+
+PRESETS = {
+    # shape, chunks, small chunks (W3), random reads, W2 variables, repetitions, limits MiB
+    "full": dict(shape=(256, 1024, 1024), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=1000,
+                 nvars=2000, reps=3, limits_mib=512, s3_shape=(64, 1024, 1024), context_codecs=CODECS),
+    "quick": dict(shape=(16, 1024, 512), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=100,
+                  nvars=200, reps=2, limits_mib=32, s3_shape=(16, 1024, 512), context_codecs=["none"]),
+}
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- build
+
+def build(args):
+    out = os.path.join(ROOT, "target", "bench")
+    os.makedirs(out, exist_ok=True)
+    if args.ours is None:
+        log("building the library (cargo build --release)")
+        subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True)
+        args.ours = os.path.join(ROOT, "target", "release")
+    cc = os.environ.get("CC", "cc")
+    flags = ["-O2", "-Wall", "-Wextra", "-Werror"]
+    subprocess.run([cc, *flags, "-I", os.path.join(ROOT, "include"), "-o", os.path.join(out, "ncbench"),
+                    os.path.join(BENCH, "ncbench.c"), "-L", args.ours, "-lnetcdf", "-lm"], check=True)
+    limits = os.path.join(out, "limits")
+    r = subprocess.run([cc, "-O3", "-Wall", "-Wextra", "-Werror", "-o", limits, os.path.join(BENCH, "limits.c"),
+                        "-ldeflate", "-lzstd", "-lblosc", "-lz", "-lm", "-lpthread"])
+    if r.returncode != 0:
+        log("limits not built (apt-get install libdeflate-dev libzstd-dev libblosc-dev)")
+        limits = None
+    # The reference: a directory holding libnetcdf.so.22 -> the reference library,
+    # searched before the library's own directory (its $ORIGIN dependencies).
+    refdir = os.path.join(out, "ref")
+    if args.reference:
+        os.makedirs(refdir, exist_ok=True)
+        link = os.path.join(refdir, "libnetcdf.so.22")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(os.path.realpath(args.reference), link)
+    return os.path.join(out, "ncbench"), limits, refdir
+
+
+def default_reference():
+    venv = os.environ.get("NCZ_VENV", os.path.expanduser("~/.cache/nczarr-venv"))
+    found = sorted(glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "netcdf4.libs",
+                                          "libnetcdf-*.so*")))
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------- running
+
+def parse(stdout, prefix="RESULT "):
+    for line in stdout.splitlines():
+        if line.startswith(prefix):
+            return json.loads(line[len(prefix):])
+    return None
+
+
+def run_proc(cmd, env, timeout):
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout after {timeout} s"}
+    r = parse(p.stdout)
+    if r is None:
+        err = (p.stderr.strip().splitlines() or ["no output"])[-1][:160]
+        return {"status": f"exit {p.returncode}: {err}"}
+    if r["status"] == "ok" and p.returncode != 0:
+        r["status"] = f"exit {p.returncode}"
+    return r
+
+
+class Runner:
+    def __init__(self, args, ncbench, refdir):
+        self.args = args
+        self.ncbench = ncbench
+        self.results = []  # every row of the table, in order
+        venv_site = os.path.dirname(os.path.realpath(args.reference))
+        plugins = os.path.join(os.path.dirname(venv_site), "netCDF4", "plugins")
+        base = dict(os.environ)
+        base.pop("LD_LIBRARY_PATH", None)
+        self.env = {
+            "ours": dict(base, LD_LIBRARY_PATH=args.ours),
+            "netcdf-c": dict(base, LD_LIBRARY_PATH=refdir + ":" + venv_site),
+        }
+        if os.path.isdir(plugins):
+            self.env["netcdf-c"]["HDF5_PLUGIN_PATH"] = plugins
+        self.python = args.python
+
+    def version(self, lib):
+        p = subprocess.run([self.ncbench, "version"], env=self.env[lib], capture_output=True, text=True)
+        return p.stdout.strip() or p.stderr.strip()[:80]
+
+    def nc(self, lib, *cmd, env_extra=None, timeout=900):
+        env = dict(self.env[lib], **(env_extra or {}))
+        return run_proc([self.ncbench, *map(str, cmd)], env, timeout)
+
+    def ctx(self, *cmd, env_extra=None, timeout=900):
+        env = dict(os.environ, **(env_extra or {}))
+        return run_proc([self.python, os.path.join(BENCH, "context.py"), *map(str, cmd)], env, timeout)
+
+    def alternate(self, fns):
+        """fns: {name: callable() -> result}. Runs reps rounds, alternating the order;
+        returns {name: [results]}."""
+        out = {k: [] for k in fns}
+        names = list(fns)
+        for rep in range(self.args.reps):
+            for name in (names if rep % 2 == 0 else names[::-1]):
+                out[name].append(fns[name]())
+        return out
+
+
+def summarise(runs):
+    """Median wall/CPU/RSS of the successful runs; the first failure's status otherwise."""
+    ok = [r for r in runs if r.get("status", "").startswith("ok")]
+    if not ok:
+        return {"status": runs[0].get("status", "?") if runs else "not run"}
+    return {
+        "status": ok[0]["status"],
+        "n": len(ok),
+        "wall": statistics.median(r["wall"] for r in ok),
+        "cpu": statistics.median(r["user"] + r["sys"] for r in ok),
+        "rss_mib": statistics.median(r["rss_kib"] for r in ok) / 1024,
+        "buffer_mib": statistics.median(r.get("buffer_kib", 0) for r in ok) / 1024,
+        "bytes": ok[0].get("bytes", 0),
+    }
+
+
+# ---------------------------------------------------------------- workloads
+
+def url(path, mode):
+    return f"file://{path}#mode={mode}"
+
+
+def rm(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def w1(R, p, scratch, with_context):
+    shape, chunks, nrandom = p["shape"], p["chunks"], p["nrandom"]
+    dims = [str(v) for v in shape]
+    for codec in CODECS:
+        tag = codec.replace("+", "_")
+        stores = {lib: os.path.join(scratch, f"w1-{lib}-{tag}.zarr") for lib in ("ours", "netcdf-c")}
+        log(f"W1 {codec}: write")
+        writes = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1write", url(stores[lib], "nczarr,file"), codec,
+                                                          *dims, *chunks)) for lib in stores})
+        ctx = {}
+        ctx_store = os.path.join(scratch, f"w1-zarrs-{tag}.zarr")
+        with_ctx = with_context and (codec in p["context_codecs"])
+        if with_ctx:
+            ctx["zarrs"] = [R.ctx("w1write", "zarrs", ctx_store, codec, *dims, *chunks) for _ in range(R.args.reps)]
+            ts_store = os.path.join(scratch, f"w1-ts-{tag}.zarr")
+            ctx["tensorstore"] = [R.ctx("w1write", "tensorstore", ts_store, codec, *dims, *chunks)
+                                  for _ in range(R.args.reps)]
+            rm(ts_store)
+        R.results.append(dict(w="W1", case=f"write {codec}", codec=codec, op="write",
+                              ours=summarise(writes["ours"]), ref=summarise(writes["netcdf-c"]),
+                              ctx={k: summarise(v) for k, v in ctx.items()}))
+        # Reads: both libraries read the same store, the reference's when it wrote one.
+        src = None
+        for lib in ("netcdf-c", "ours"):
+            if summarise(writes[lib]).get("wall") is not None:
+                src = stores[lib]
+                break
+        for mode in ("full", "full-alloc", "slab", "random"):
+            log(f"W1 {codec}: read {mode}")
+            if src is None:
+                first = summarise(writes["ours"])["status"]
+                res = {"ours": {"status": f"no store ({first})"},
+                       "netcdf-c": {"status": f"no store ({summarise(writes['netcdf-c'])['status']})"}}
+            else:
+                runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1read", url(src, "nczarr,file"), mode, *dims,
+                                                                nrandom)) for lib in stores})
+                res = {k: summarise(v) for k, v in runs.items()}
+            c = {}
+            if with_ctx and os.path.isdir(ctx_store):
+                c["zarrs"] = summarise([R.ctx("w1read", "zarrs", ctx_store, mode, *dims, nrandom)
+                                        for _ in range(R.args.reps)])
+                if codec == "zlib1+shuffle":
+                    c["tensorstore"] = {"status": "unsupported: tensorstore's zarr v2 driver has no filters (shuffle)"}
+                elif mode != "full-alloc":  # tensorstore always allocates: its "full" is the allocating read
+                    c["tensorstore"] = summarise([R.ctx("w1read", "tensorstore", ctx_store, mode, *dims, nrandom)
+                                                  for _ in range(R.args.reps)])
+            R.results.append(dict(w="W1", case=f"read {mode} {codec}", codec=codec, op=mode,
+                                  ours=res["ours"], ref=res["netcdf-c"], ctx=c,
+                                  src="netcdf-c" if src == stores["netcdf-c"] else "ours"))
+        for s in stores.values():
+            rm(s)
+        rm(ctx_store)
+
+
+def w2(R, p, scratch):
+    nvars = p["nvars"]
+    for kind, mode, extra in (("nczarr", "nczarr,file", {}), ("zarr", "zarr,file", {}),
+                              ("consolidated", "nczarr,consolidated,file", {"NCZARR_CONSOLIDATED": "1"})):
+        stores = {lib: os.path.join(scratch, f"w2-{lib}-{kind}.zarr") for lib in ("ours", "netcdf-c")}
+        log(f"W2 {kind}: create {nvars}")
+        runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2create", url(stores[lib], mode), nvars,
+                                                        env_extra=extra)) for lib in stores})
+        cre = {k: summarise(v) for k, v in runs.items()}
+        R.results.append(dict(w="W2", case=f"create {nvars} vars {kind}", op="create", kind=kind,
+                              ours=cre["ours"], ref=cre["netcdf-c"], ctx={}))
+        src = stores["netcdf-c"] if cre["netcdf-c"].get("wall") is not None else stores["ours"]
+        log(f"W2 {kind}: open")
+        runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2open", url(src, mode), env_extra=extra))
+                            for lib in stores})
+        op = {k: summarise(v) for k, v in runs.items()}
+        R.results.append(dict(w="W2", case=f"open+inquire {nvars} vars {kind}", op="open", kind=kind,
+                              ours=op["ours"], ref=op["netcdf-c"], ctx={},
+                              src="netcdf-c" if src == stores["netcdf-c"] else "ours"))
+        for s in stores.values():
+            rm(s)
+
+
+def s3_env(R):
+    script = R.args.s3_script or os.path.join(ROOT, "scripts", "s3-server.sh")
+    if not os.path.exists(script):
+        return None, f"skipped: {os.path.relpath(script, ROOT)} not present (S3 storage not merged yet)"
+    # Ports and state of our own, so a server another job runs on the defaults is left alone.
+    senv = dict(os.environ)
+    senv.setdefault("S3TS_DIR", os.path.join(ROOT, "target", "bench", "s3-server"))
+    senv.setdefault("S3TS_PORT", "7590")
+    senv.setdefault("S3TS_MON_PORT", "16889")
+    senv.setdefault("S3TS_OSD_PORTS", "16900-16999")
+    R.s3_server_env = senv
+    try:
+        p = subprocess.run(["bash", script, "start"], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                           env=senv)
+    except subprocess.TimeoutExpired:
+        return None, f"skipped: {os.path.basename(script)} start timed out"
+    if p.returncode != 0:
+        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        return None, f"skipped: {os.path.basename(script)} start failed: {why[:120]}"
+    env = {}
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("export "):
+            line = line[7:]
+        if "=" in line and line.split("=", 1)[0].isidentifier():
+            k, v = line.split("=", 1)
+            env[k] = v.strip("'\"")
+    if "S3_ENDPOINT" not in env or "S3_BUCKET" not in env:
+        return None, "skipped: the S3 server script printed no S3_ENDPOINT/S3_BUCKET"
+    return (script, env), None
+
+
+def w3(R, p, scratch):
+    got, why = s3_env(R)
+    if got is None:
+        R.results.append(dict(w="W3", case="S3 (all)", op="s3", ours={"status": why}, ref={"status": why}, ctx={}))
+        return
+    script, env = got
+    try:
+        endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
+        dims = [str(v) for v in p["s3_shape"]]
+        for chunks, label in ((p["chunks"], "4 MiB chunks"), (p["small"], "256 KiB chunks")):
+            for codec in ("none", "zstd1"):
+                key = f"bench-{label.split()[0]}-{codec.replace('+', '_')}"
+                u = {lib: f"{endpoint}/{bucket}/{key}-{lib}.zarr#mode=nczarr,s3" for lib in ("ours", "netcdf-c")}
+                writes = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1write", u[lib], codec, *dims, *chunks,
+                                                                  env_extra=env)) for lib in u})
+                s3ctx = f"s3://{bucket}/{key}-zarrs.zarr"
+                ctx = {"zarrs+s3fs": summarise([R.ctx("w1write", "zarrs", s3ctx, codec, *dims, *chunks,
+                                                      env_extra=env) for _ in range(R.args.reps)]),
+                       "tensorstore": summarise([R.ctx("w1write", "tensorstore", f"s3://{bucket}/{key}-ts.zarr",
+                                                       codec, *dims, *chunks, env_extra=env)
+                                                 for _ in range(R.args.reps)])}
+                if ctx["zarrs+s3fs"].get("wall") is None and ctx["tensorstore"].get("wall") is not None:
+                    s3ctx = f"s3://{bucket}/{key}-ts.zarr"  # read what tensorstore wrote
+                R.results.append(dict(w="W3", case=f"S3 write {codec}, {label}", op="write", codec=codec,
+                                      ours=summarise(writes["ours"]), ref=summarise(writes["netcdf-c"]), ctx=ctx))
+                src = u["netcdf-c"] if summarise(writes["netcdf-c"]).get("wall") is not None else u["ours"]
+                runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1read", src, "full", *dims, p["nrandom"],
+                                                                env_extra=env)) for lib in u})
+                c = {}
+                for eng, name in (("zarrs", "zarrs+s3fs"), ("zarrs-obstore", "zarrs+obstore"),
+                                  ("tensorstore", "tensorstore")):
+                    c[name] = summarise([R.ctx("w1read", eng, s3ctx, "full", *dims, p["nrandom"], env_extra=env)
+                                         for _ in range(R.args.reps)])
+                c["raw GET"] = summarise([R.ctx("rawget", s3ctx, env_extra=env) for _ in range(R.args.reps)])
+                R.results.append(dict(w="W3", case=f"S3 read full {codec}, {label}", op="full", codec=codec,
+                                      ours=summarise(runs["ours"]), ref=summarise(runs["netcdf-c"]), ctx=c))
+    finally:
+        subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
+def limits(R, limits_bin, p, scratch):
+    if limits_bin is None:
+        return {}
+    log("limits")
+    pr = subprocess.run([limits_bin, scratch, str(p["limits_mib"])], capture_output=True, text=True)
+    out = {}
+    for line in pr.stdout.splitlines():
+        if line.startswith("LIMIT "):
+            d = json.loads(line[6:])
+            out[(d["name"], d["threads"])] = d["mib_s"]
+    return out
+
+
+# ---------------------------------------------------------------- targets
+
+def targets(row):
+    """[(label, kind, value)] for a row: kind 'ref' (speedup over netcdf-c at least value),
+    'zarrs' (speedup over zarrs at least value), 'limit' (fraction of the 2-core limit),
+    'abs' (ours under value seconds)."""
+    w, op, codec = row["w"], row.get("op"), row.get("codec")
+    t = []
+    if w == "W1" and op == "full":
+        t.append(("ref", 4.0 if codec == "zlib1+shuffle" else 1.8))
+        t.append(("zarrs", 1.0))
+        t.append(("limit", 0.85))
+    elif w == "W1" and op == "write":
+        t.append(("zarrs", 1.0))
+        if codec == "zlib1+shuffle":
+            t.append(("ref", 5.0))
+    elif w == "W1" and op == "slab":
+        t.append(("ref", 8.0 if codec == "none" else 1.8))
+    elif w == "W1" and op == "random":
+        t.append(("ref", 2.0 if codec == "none" else 1.0))
+    elif w == "W3" and op == "full":
+        t.append(("fastest", 1.0))
+        t.append(("rawget", 0.85))
+        if "256 KiB" in row["case"]:
+            t.append(("tensorstore", 1.0))
+    elif w == "W2" and op == "create":
+        t.append(("ref", 15.0))
+    elif w == "W2" and op == "open":
+        t.append(("ref", 2.0))
+        if row.get("kind") == "consolidated":
+            t.append(("abs", 0.010))
+    return t
+
+
+LIMIT_DECODER = {"zlib1+shuffle": "libdeflate-1+shuffle", "zstd1": "zstd-1",
+                 "blosc-lz4-1+shuffle": "blosc-lz4-1+shuffle"}
+
+
+def limit_seconds(row, lim):
+    """The 2-core limit of a W1 full read: decode CPU time of the best decoder over both
+    cores plus one copy (for no codec: one page-cache read into the buffer, 2 threads)."""
+    b = row["ours"].get("bytes") or row["ref"].get("bytes")
+    if not b or not lim:
+        return None
+    mib = b / 1048576
+    copy = lim.get(("memcpy", 2))
+    if row["codec"] == "none":
+        pc = lim.get(("pagecache read", 2))
+        return mib / pc if pc else None
+    dec = lim.get((f"decode {LIMIT_DECODER[row['codec']]}", 1))
+    if not dec or not copy:
+        return None
+    return mib / dec / 2 + mib / copy
+
+
+# ---------------------------------------------------------------- report
+
+def fmt_t(s):
+    if s is None:
+        return "–"
+    if s < 0.01:
+        return f"{s * 1000:.2f} ms"
+    if s < 1:
+        return f"{s * 1000:.0f} ms"
+    return f"{s:.2f} s"
+
+
+def short_status(st):
+    for code in ("NC_ENOFILTER", "NC_ENOTBUILT"):
+        if code in st:
+            return f"unsupported ({code})"
+    return st if len(st) <= 90 else st[:87] + "..."
+
+
+def cell(r):
+    if r.get("wall") is None:
+        return short_status(r.get("status", "–"))
+    return f"{fmt_t(r['wall'])} / {fmt_t(r['cpu'])} / {r['rss_mib']:.0f}"
+
+
+def ratio_and_targets(row, lim):
+    ours = row["ours"].get("wall")
+    out = []
+    for kind, want in targets(row):
+        if kind == "ref":
+            other, label = row["ref"].get("wall"), "netcdf-c"
+        elif kind == "zarrs":
+            other, label = row["ctx"].get("zarrs", {}).get("wall"), "zarrs"
+        elif kind == "limit":
+            other, label = limit_seconds(row, lim), "limit"
+        elif kind == "tensorstore":
+            other, label = row["ctx"].get("tensorstore", {}).get("wall"), "tensorstore"
+        elif kind == "fastest":
+            walls = [v["wall"] for k, v in row["ctx"].items() if k != "raw GET" and v.get("wall") is not None]
+            other, label = (min(walls) if walls else None), "fastest Python engine"
+        elif kind == "rawget":
+            other, label = row["ctx"].get("raw GET", {}).get("wall"), "raw GET rate"
+        else:
+            other, label = None, "abs"
+        if kind == "abs":
+            if ours is None:
+                out.append(f"< {want * 1000:.0f} ms: n/a")
+            else:
+                out.append(f"{fmt_t(ours)} < {want * 1000:.0f} ms: {'PASS' if ours < want else 'FAIL'}")
+            continue
+        if ours is None or other is None:
+            out.append(f"{label} ≥{want:g}: n/a")
+            continue
+        r = other / ours
+        out.append(f"{label} {r:.2f}x (≥{want:g}): {'PASS' if r >= want else 'FAIL'}")
+    if row["w"] in ("W1", "W3") and ours is not None:
+        # Memory: peak RSS at most the caller's buffer + the chunk cache (64 MiB) + 64 MiB.
+        over = row["ours"]["rss_mib"] - row["ours"].get("buffer_mib", 0)
+        out.append(f"RSS over buffer {over:.0f} MiB (≤128): {'PASS' if over <= 128 else 'FAIL'}")
+    return "; ".join(out) if out else ""
+
+
+def machine_facts():
+    f = {}
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                f["cpu"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    f["cores"] = os.cpu_count()
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                f["memory"] = f"{int(line.split()[1]) / 1048576:.1f} GiB"
+    except OSError:
+        pass
+    f["kernel"] = platform.release()
+    f["loadavg"] = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else []
+    return f
+
+
+def pkg_versions(python):
+    code = ("from importlib.metadata import version\n"
+            "for p in ('zarr','zarrs','tensorstore','numcodecs','numpy','s3fs','obstore'):\n"
+            "    try: print(p, version(p))\n"
+            "    except Exception: print(p, 'not installed')\n")
+    p = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    return dict(line.split(" ", 1) for line in p.stdout.splitlines())
+
+
+def write_report(args, R, lim, facts_start, facts_end, versions, started, elapsed, preset):
+    lines = []
+    date = started.strftime("%Y-%m-%d %H:%M UTC")
+    lines.append(f"# nczarr benchmark ({'quick' if args.quick else 'full'} preset), {date}")
+    lines.append("")
+    lines.append(f"Command: `bench/run.sh{' --quick' if args.quick else ''}` (took {elapsed:.0f} s). "
+                 f"Scratch: `{args.scratch_root}` ({'tmpfs' if args.scratch_root.startswith('/dev/shm') else 'disk'}), "
+                 "the same for every library.")
+    lines.append("")
+    lines.append(f"- machine: {facts_start.get('cpu', '?')}, {facts_start['cores']} cores, "
+                 f"{facts_start.get('memory', '?')}, Linux {facts_start['kernel']}")
+    lines.append(f"- load average (1/5/15 min): {' '.join(facts_start['loadavg'])} at start, "
+                 f"{' '.join(facts_end['loadavg'])} at end (the machine is shared: other jobs ran beside this one)")
+    lines.append(f"- ours: `{args.ours}` ({R.version('ours')}, git {git_rev()})")
+    lines.append(f"- reference: `{args.reference}` ({R.version('netcdf-c')})")
+    lines.append("- context: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    lines.append(f"- W1 shape {preset['shape']} float32 "
+                 f"({preset['shape'][0] * preset['shape'][1] * preset['shape'][2] * 4 / 2**20:.0f} MiB), "
+                 f"chunks {preset['chunks']}; {preset['nrandom']} random 1x16x16 reads; "
+                 f"W2 {preset['nvars']} variables; medians of {args.reps} runs, alternating ours / netcdf-c")
+    lines.append("")
+    lines.append("Each cell: wall / CPU (user+sys, all threads) / peak RSS MiB, medians. Ratios are "
+                 "other ÷ ours (above 1: ours is faster). Reads of both libraries use the same store "
+                 "(netcdf-c's when it could write one). `full` reads into a buffer the caller already "
+                 "touched; `full-alloc` allocates it inside the timed part (first touch of fresh memory "
+                 "costs 1.5–2.5 s/GiB on these VMs). zarrs = zarr-python with the zarrs codec pipeline, "
+                 "on its own Zarr v2 store of the same values, chunks and codecs; tensorstore reads that "
+                 "store and always allocates its result.")
+    lines.append("")
+    lines.append("| workload | case | ours | netcdf-c | zarrs | tensorstore | ratios vs targets |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for row in R.results:
+        ctx = row["ctx"]
+        extra = [f"{k}: {cell(v)}" for k, v in ctx.items() if k not in ("zarrs", "tensorstore")]
+        lines.append(f"| {row['w']} | {row['case']} | {cell(row['ours'])} | {cell(row['ref'])} | "
+                     f"{cell(ctx['zarrs']) if 'zarrs' in ctx else '–'} | "
+                     f"{cell(ctx['tensorstore']) if 'tensorstore' in ctx else '–'} | "
+                     f"{'; '.join(extra + [ratio_and_targets(row, lim)]).strip('; ')} |")
+    lines.append("")
+    if lim:
+        lines.append(f"## Machine limits (same run, {preset['limits_mib']} MiB buffers; codecs on 4 MiB "
+                     "chunks of the W1 field, MiB/s of uncompressed data)")
+        lines.append("")
+        lines.append("| measurement | 1 thread | all cores |")
+        lines.append("|---|---|---|")
+        names = []
+        for (n, _t) in lim:
+            if n not in names:
+                names.append(n)
+        for n in names:
+            one = lim.get((n, 1))
+            many = [v for (m, t), v in lim.items() if m == n and t > 1]
+            if n.startswith("ratio"):
+                lines.append(f"| compressed size / raw, {n[6:]} | {one:.3f} | |")
+            else:
+                lines.append(f"| {n} | {one:.0f} | {many[0]:.0f} |" if many else f"| {n} | {one:.0f} | |")
+        lines.append("")
+        lines.append("The W1 full-read limit is the best decoder's single-core time divided by 2 plus one "
+                     "2-thread memcpy (none: one 2-thread page-cache read).")
+    return "\n".join(lines) + "\n"
+
+
+def git_rev():
+    p = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return p.stdout.strip() or "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="the small preset (under a minute)")
+    ap.add_argument("--reps", type=int, help="repetitions per workload and library (default 3, quick 2)")
+    ap.add_argument("--reference", default=default_reference(), help="the reference libnetcdf file")
+    ap.add_argument("--ours", help="directory with our libnetcdf.so.22 (default: cargo build --release)")
+    ap.add_argument("--scratch", default="/dev/shm", help="where stores go (default /dev/shm: tmpfs)")
+    ap.add_argument("--only", default="limits,W1,W2,W3,context", help="comma list of parts to run")
+    ap.add_argument("--s3-script", help="S3 server start/stop script (default scripts/s3-server.sh)")
+    ap.add_argument("--python", default=sys.executable, help="Python with zarr, zarrs, tensorstore")
+    ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
+    ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
+    args = ap.parse_args()
+    if args.reference and not os.path.exists(args.reference):
+        sys.exit(f"{args.reference}: not found")
+    preset = PRESETS["quick" if args.quick else "full"]
+    args.reps = args.reps or preset["reps"]
+    ncbench, limits_bin, refdir = build(args)
+    if args.build_only:
+        log(f"built {ncbench}" + (f" and {limits_bin}" if limits_bin else " (limits not built)"))
+        return
+    if not args.reference:
+        sys.exit("reference libnetcdf not found: pip install netCDF4 into the venv, or pass --reference")
+    args.ours = os.path.abspath(args.ours)
+    only = set(args.only.split(","))
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.time()
+    scratch = os.path.join(args.scratch, f"nczarr-bench-{os.getpid()}")
+    args.scratch_root = args.scratch
+    os.makedirs(scratch)
+    facts_start = machine_facts()
+    R = Runner(args, ncbench, refdir)
+    lim = {}
+    try:
+        if "limits" in only:
+            lim = limits(R, limits_bin, preset, scratch)
+        if "W1" in only:
+            w1(R, preset, scratch, "context" in only)
+        if "W2" in only:
+            w2(R, preset, scratch)
+        if "W3" in only:
+            w3(R, preset, scratch)
+    finally:
+        rm(scratch)
+    facts_end = machine_facts()
+    versions = pkg_versions(args.python)
+    text = write_report(args, R, lim, facts_start, facts_end, versions, started, time.time() - t0, preset)
+    out = args.out or os.path.join(BENCH, "results",
+                                   started.strftime("%Y-%m-%d") + ("-quick" if args.quick else "") + ".md")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump({"facts_start": facts_start, "facts_end": facts_end, "versions": versions,
+                   "limits": [dict(name=k[0], threads=k[1], mib_s=v) for k, v in lim.items()],
+                   "rows": R.results}, f, indent=1)
+    print(text)
+    log(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
