@@ -14,18 +14,22 @@
 #   NCZ_S3_DIR     state dir (default: target/s3-server in the repo)
 #   NCZ_S3_PORT    S3 port on 127.0.0.1 (default 17480)
 #   NCZ_S3_MON_PORT, NCZ_S3_OSD_PORTS  Ceph's ports (default 16790, 16900-16999)
+#   (or S3TS_DIR, S3TS_PORT, S3TS_MON_PORT, S3TS_OSD_PORTS, as the shared tool names them)
 #
 # The env file ($NCZ_S3_DIR/env) exports what the tests read:
 #   NCZ_S3_ENDPOINT, NCZ_S3_BUCKET, NCZ_S3_PUBLIC_BUCKET, NCZ_S3_REGION,
 #   NCZ_S3_ACCESS_KEY_ID, NCZ_S3_SECRET_ACCESS_KEY
 # (not AWS_* themselves, so that tests choose how credentials reach the library).
+# `start` also prints S3_ENDPOINT, S3_BUCKET, AWS_ACCESS_KEY_ID, ... on stdout,
+# the interface of /work/shared/tools/s3-test-server.sh that bench/run.py reads.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${NCZ_S3_DIR:-$root/target/s3-server}
-port=${NCZ_S3_PORT:-17480}
-mon_port=${NCZ_S3_MON_PORT:-16790}
-osd_ports=${NCZ_S3_OSD_PORTS:-16900-16999}
+# (The S3TS_* names of /work/shared/tools/s3-test-server.sh work too: bench/run.py uses them.)
+dir=${NCZ_S3_DIR:-${S3TS_DIR:-$root/target/s3-server}}
+port=${NCZ_S3_PORT:-${S3TS_PORT:-17480}}
+mon_port=${NCZ_S3_MON_PORT:-${S3TS_MON_PORT:-16790}}
+osd_ports=${NCZ_S3_OSD_PORTS:-${S3TS_OSD_PORTS:-16900-16999}}
 ak=NCZARRTESTKEY0000001
 sk=nczarr-test-secret-not-a-real-one
 region=us-east-1
@@ -172,6 +176,17 @@ export NCZ_S3_SECRET_ACCESS_KEY=$sk
 EOF
     say "radosgw ready at $ep after $((SECONDS - t0))s; env in $dir/env"
     cat "$dir/env"
+    # Also on stdout only (not in the env file): the lines of the shared tool's
+    # interface, which bench/run.py reads.
+    cat <<EOF
+export S3_ENDPOINT=$ep
+export S3_BUCKET=$bucket
+export S3_PUBLIC_BUCKET=$public
+export S3_REGION=$region
+export AWS_REGION=$region
+export AWS_ACCESS_KEY_ID=$ak
+export AWS_SECRET_ACCESS_KEY=$sk
+EOF
 }
 
 case "${1:-}" in
