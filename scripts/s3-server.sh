@@ -86,10 +86,12 @@ stop() {
     for f in "$dir"/run/client.rgw.*.pid "$dir"/run/osd.*.pid "$dir"/run/mon.*.pid; do
         [ -f "$f" ] || continue
         pid=$(cat "$f")
+        # SIGKILL at once: the data is throwaway, and a memstore OSD asked to
+        # stop politely first writes its whole store into the state dir (slowly,
+        # and possibly into the next run's fresh directory).
         if kill -0 "$pid" 2>/dev/null; then
-            kill "$pid" 2>/dev/null || true
-            for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
             kill -9 "$pid" 2>/dev/null || true
+            for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         fi
         rm -f "$f"
     done
