@@ -8,6 +8,7 @@
 use super::json;
 use super::zlib::UNBOUNDED;
 use super::{CodecMap, Hdf5Filter};
+use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 
@@ -61,13 +62,20 @@ impl Hdf5Filter for Zstd {
         };
         let mut cap = cap;
         loop {
-            match zstd::bulk::decompress(&input, cap) {
-                Ok(v) => return Ok(v),
+            // Into a recycled buffer: fresh memory costs a page fault per 4 KiB.
+            let mut out = buffers::take(cap);
+            out.resize(cap, 0);
+            match zstd::zstd_safe::decompress(&mut out[..], &input) {
+                Ok(n) => {
+                    out.truncate(n);
+                    buffers::give(input);
+                    return Ok(out);
+                }
                 // Unknown size and too small a guess: grow up to the limit.
                 Err(_) if cap < limit && zstd::zstd_safe::get_frame_content_size(&input).ok().flatten().is_none() => {
                     cap = cap.saturating_mul(4).min(limit);
                 }
-                Err(e) => return Err(bad(e)),
+                Err(e) => return Err(bad(zstd::zstd_safe::get_error_name(e))),
             }
         }
     }
