@@ -55,6 +55,9 @@ expect --has-nc4 yes
 expect --has-nczarr yes
 expect --has-nc2 yes
 expect --has-hdf5 no
+expect --has-s3 yes
+expect --has-zstd yes
+expect --has-stdfilters "deflate bz2 zstd blosc"
 check "nc-config --libs names -lnetcdf" sh -c "'$ncc' --libs | grep -q -- '-lnetcdf'"
 check "nc-config --has-s3 answers yes or no" sh -c "'$ncc' --has-s3 | grep -Eqx 'yes|no'"
 check "nc-config --plugindir answers a path" sh -c "'$ncc' --plugindir | grep -q /"
