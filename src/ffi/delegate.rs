@@ -228,6 +228,7 @@ pub(crate) unsafe fn open_or_create(
                 // SAFETY: nc_close(int) -> int.
                 let close: extern "C" fn(c_int) -> c_int =
                     unsafe { std::mem::transmute::<*mut c_void, extern "C" fn(c_int) -> c_int>(c) };
+                let _g = serial();
                 close(ext);
             }
             Some(e.code())
@@ -245,6 +246,7 @@ pub(crate) fn close(ncid: c_int, abort: bool) -> Option<c_int> {
             // SAFETY: nc_close/nc_abort are int(int).
             let f: extern "C" fn(c_int) -> c_int =
                 unsafe { std::mem::transmute::<*mut c_void, extern "C" fn(c_int) -> c_int>(p) };
+            let _g = serial();
             f(d.ext_ncid)
         }
         None => crate::error::NcError::NotBuilt.code(),
