@@ -31,8 +31,17 @@ static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
         .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool"))
 });
 
-/// How many bytes of decoded chunks one batch of parallel reads may hold.
-const BATCH_BYTES: usize = 256 << 20;
+/// How many bytes of decoded chunks one batch of parallel reads or writes
+/// may hold (memory stays near the caller's buffer plus this)...
+const BATCH_BYTES: usize = 32 << 20;
+/// ... or this, on stores where many requests in flight pay (S3).
+const BATCH_BYTES_CONCURRENT: usize = 128 << 20;
+
+/// Chunks per batch: bounded in bytes, but enough to keep every worker busy.
+fn chunks_per_batch(store: &dyn Store, chunk_bytes: usize) -> usize {
+    let bytes = if store.concurrent_requests() { BATCH_BYTES_CONCURRENT } else { BATCH_BYTES };
+    (bytes / chunk_bytes.max(1)).max(2 * POOL.current_num_threads()).max(1)
+}
 
 /// Caller memory for a read.
 pub enum MemOut<'a> {
@@ -847,7 +856,7 @@ pub fn get_vars(
     let ft = spec.ty;
     let var = ds.var_mut(grp, varid)?;
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
-    let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
+    let per_batch = chunks_per_batch(store.as_ref(), chunk_bytes);
     // A read larger than the cache streams: its chunks would only push each
     // other out, so they are not kept.
     let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
@@ -1162,7 +1171,7 @@ pub fn put_vars(
         Ok(())
     })?;
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
-    let per_batch = (BATCH_BYTES / chunk_bytes).max(1);
+    let per_batch = chunks_per_batch(store.as_ref(), chunk_bytes);
     let mut range_err = false;
     for batch in work.chunks(per_batch) {
         // Chunks this write covers completely and that are not cached are
