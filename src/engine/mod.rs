@@ -39,7 +39,11 @@ const BATCH_BYTES_CONCURRENT: usize = 128 << 20;
 
 /// Chunks per batch: bounded in bytes, but enough to keep every worker busy.
 fn chunks_per_batch(store: &dyn Store, chunk_bytes: usize) -> usize {
-    let bytes = if store.concurrent_requests() { BATCH_BYTES_CONCURRENT } else { BATCH_BYTES };
+    let bytes = if store.concurrent_requests() {
+        BATCH_BYTES_CONCURRENT
+    } else {
+        BATCH_BYTES
+    };
     (bytes / chunk_bytes.max(1)).max(2 * POOL.current_num_threads()).max(1)
 }
 
