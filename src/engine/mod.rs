@@ -1224,18 +1224,8 @@ pub fn put_vars(
         }
         // Convert the caller's values into the chunks on the pool.
         let done: Vec<(Vec<u64>, ChunkData, NcResult<()>)> = run_jobs(jobs, |(idx, segs, mut data)| {
-            let mut scratch = Vec::new();
-            let mut range = false;
-            let r = for_each_run(&sel, segs, |run| {
-                match copy_in(&src, &mut data, ft, run, &mut scratch) {
-                    Err(NcError::Range) => {
-                        range = true;
-                        Ok(())
-                    }
-                    r => r,
-                }
-            });
-            let r = r.and(if range { Err(NcError::Range) } else { Ok(()) });
+            let r = copy_chunk_in(&sel, segs, &src, ft, &mut data)
+                .and_then(|range| if range { Err(NcError::Range) } else { Ok(()) });
             (idx, data, r)
         });
         let mut evicted = Vec::new();
@@ -1318,20 +1308,26 @@ fn store_whole_chunk(
         return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
     }
     let mut data = spec.fill_chunk()?;
+    let r = copy_chunk_in(sel, segs, src, spec.ty, &mut data)
+        .and_then(|range| spec.store_chunk(store, idx, &data).map(|()| range));
+    recycle(data);
+    r
+}
+
+/// Copy (converting) the caller's values of one chunk's segments into it.
+/// Values out of range for the file type are stored anyway, as netcdf-c does;
+/// returns whether there were any.
+fn copy_chunk_in(sel: &Selection, segs: &[Seg], src: &MemIn<'_>, ft: NcType, data: &mut ChunkData) -> NcResult<bool> {
     let mut scratch = Vec::new();
     let mut range = false;
-    let r = for_each_run(sel, segs, |run| {
-        match copy_in(src, &mut data, spec.ty, run, &mut scratch) {
-            Err(NcError::Range) => {
-                range = true;
-                Ok(())
-            }
-            r => r,
+    for_each_run(sel, segs, |run| match copy_in(src, data, ft, run, &mut scratch) {
+        Err(NcError::Range) => {
+            range = true;
+            Ok(())
         }
-    })
-    .and_then(|()| spec.store_chunk(store, idx, &data));
-    recycle(data);
-    r.map(|()| range)
+        r => r,
+    })?;
+    Ok(range)
 }
 
 /// Store a set of objects on the worker pool (metadata written at sync).

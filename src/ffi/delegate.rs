@@ -193,6 +193,22 @@ pub(crate) unsafe fn cast_like<F: Copy>(_like: F, p: *mut c_void) -> F {
 
 type OpenFn = unsafe extern "C" fn(*const c_char, c_int, *mut c_int) -> c_int;
 
+/// The C signature of nc_open / nc_create (for `function`).
+const OPEN_LIKE: OpenFn = {
+    unsafe extern "C" fn like(_: *const c_char, _: c_int, _: *mut c_int) -> c_int {
+        0
+    }
+    like
+};
+
+/// The C signature of nc_close / nc_abort (for `function`).
+const CLOSE_LIKE: unsafe extern "C" fn(c_int) -> c_int = {
+    unsafe extern "C" fn like(_: c_int) -> c_int {
+        0
+    }
+    like
+};
+
 /// nc_open / nc_create of a path that is not Zarr: by the system library when
 /// there is one (`None` when there is not). On success `*ncidp` is our id.
 ///
@@ -205,9 +221,8 @@ pub(crate) unsafe fn open_or_create(
     ncidp: *mut c_int,
 ) -> Option<c_int> {
     let name: &[u8] = if create { b"nc_create\0" } else { b"nc_open\0" };
-    let p = symbol(name)?;
-    // SAFETY: both functions have the signature (const char*, int, int*) -> int.
-    let f: OpenFn = unsafe { std::mem::transmute::<*mut c_void, OpenFn>(p) };
+    // SAFETY: nc_open and nc_create are (const char*, int, int*) -> int.
+    let f = unsafe { function(OPEN_LIKE, name) }?;
     let mut ext: c_int = -1;
     let guard = serial();
     // SAFETY: arguments passed on under the caller's contract; ext is ours.
@@ -224,12 +239,11 @@ pub(crate) unsafe fn open_or_create(
         }
         Err(e) => {
             // No slot for it: close it again there.
-            if let Some(c) = symbol(b"nc_close\0") {
-                // SAFETY: nc_close(int) -> int.
-                let close: extern "C" fn(c_int) -> c_int =
-                    unsafe { std::mem::transmute::<*mut c_void, extern "C" fn(c_int) -> c_int>(c) };
+            // SAFETY: nc_close is int(int) in every netcdf-c.
+            if let Some(close) = unsafe { function(CLOSE_LIKE, b"nc_close\0") } {
                 let _g = serial();
-                close(ext);
+                // SAFETY: a plain id.
+                unsafe { close(ext) };
             }
             Some(e.code())
         }
@@ -241,13 +255,12 @@ pub(crate) unsafe fn open_or_create(
 pub(crate) fn close(ncid: c_int, abort: bool) -> Option<c_int> {
     let d = lookup(ncid)?;
     let name: &[u8] = if abort { b"nc_abort\0" } else { b"nc_close\0" };
-    let rc = match symbol(name) {
-        Some(p) => {
-            // SAFETY: nc_close/nc_abort are int(int).
-            let f: extern "C" fn(c_int) -> c_int =
-                unsafe { std::mem::transmute::<*mut c_void, extern "C" fn(c_int) -> c_int>(p) };
+    // SAFETY: nc_close and nc_abort are int(int) in every netcdf-c.
+    let rc = match unsafe { function(CLOSE_LIKE, name) } {
+        Some(f) => {
             let _g = serial();
-            f(d.ext_ncid)
+            // SAFETY: a plain id.
+            unsafe { f(d.ext_ncid) }
         }
         None => crate::error::NcError::NotBuilt.code(),
     };

@@ -148,6 +148,8 @@ fn write_all_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
     for group in parts.chunks(IOV_MAX) {
         let mut bufs: Vec<io::IoSlice<'_>> = group.iter().map(|p| io::IoSlice::new(p)).collect();
         let mut slices: &mut [io::IoSlice<'_>] = &mut bufs;
+        // Advancing by nothing drops leading empty buffers: an empty object
+        // (or trailing empty parts) then needs no write at all.
         io::IoSlice::advance_slices(&mut slices, 0);
         while !slices.is_empty() {
             match file.write_vectored(slices) {
