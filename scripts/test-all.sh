@@ -27,18 +27,33 @@ cd "$(dirname "$0")/.."
 export NCZ_VENV="${NCZ_VENV:-$HOME/.cache/nczarr-venv}"
 
 failed=()
+# Each test step's output is also kept in target/test-all/<n>.log, and the
+# last lines of every failed step are printed again at the very end: CI
+# shows only the tail of a long run.
+logdir=target/test-all
+rm -rf "$logdir"
+mkdir -p "$logdir"
+nstep=0
 step() { printf '\n=== %s ===\n' "$*"; }
 run_test() { # name command...
-    local name=$1
+    local name=$1 rc=0
     shift
     step "$name"
-    if "$@"; then
+    nstep=$((nstep + 1))
+    local log="$logdir/$nstep.log"
+    set +e
+    "$@" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    if [ $rc = 0 ]; then
         echo "test-all: $name: ok"
     else
-        echo "test-all: $name: FAILED (exit $?)"
+        echo "test-all: $name: FAILED (exit $rc)"
         failed+=("$name")
+        failed_logs+=("$log")
     fi
 }
+failed_logs=()
 
 # A real S3 server (radosgw on loopback) for the S3 tests of every step; it
 # is stopped when this script exits. Without Ceph installed the S3 tests skip.
@@ -99,6 +114,11 @@ fi
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then
+    for i in "${!failed[@]}"; do
+        echo "=== last lines of the failed step: ${failed[$i]} ==="
+        tail -n 60 "${failed_logs[$i]}"
+        echo
+    done
     echo "test-all: FAILED: ${failed[*]}"
     exit 1
 fi
