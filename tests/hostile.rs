@@ -212,3 +212,72 @@ fn rewriting_metadata_keeps_a_foreign_dtype() {
     assert_eq!(a["flag"], 1);
     assert_eq!(probe(&dir), (0, Some(0)));
 }
+
+/// `.zmetadata` for the base dataset with `v/.zarray` replaced by `zarray`.
+fn zmetadata(dir: &Path, zarray: &str, extra: &str) {
+    let doc = format!(
+        r#"{{"metadata": {{".zgroup": {{"zarr_format": 2}}, ".zattrs": {{}}, "v/.zarray": {zarray}, "v/.zattrs": {{"_ARRAY_DIMENSIONS": ["x"]}}{extra}}}, "zarr_consolidated_format": 1}}"#
+    );
+    fs::write(dir.join(".zmetadata"), doc).unwrap();
+}
+
+/// Read `v` as ints; None when it is not visible.
+fn read_v(dir: &Path) -> Option<Vec<i32>> {
+    let u = url(dir, "zarr");
+    let mut ncid = 0;
+    assert_eq!(unsafe { nc_open(u.as_ptr(), 0, &mut ncid) }, 0);
+    let mut varid = -1;
+    let found = unsafe { nc_inq_varid(ncid, c"v".as_ptr(), &mut varid) } == 0;
+    let out = found.then(|| {
+        let mut len = 0usize;
+        let mut dimid = 0;
+        unsafe { nc_inq_vardimid(ncid, varid, &mut dimid) };
+        unsafe { nc_inq_dimlen(ncid, dimid, &mut len) };
+        assert!(len <= 64);
+        let mut buf = vec![0i32; len];
+        assert_eq!(unsafe { nc_get_var_int(ncid, varid, buf.as_mut_ptr()) }, 0);
+        buf
+    });
+    assert_eq!(nc_close(ncid), 0);
+    out
+}
+
+#[test]
+fn consolidated_metadata_is_used_and_bad_ones_are_ignored() {
+    let good = r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#;
+    // Consolidated metadata wins over the objects: it says 3 elements.
+    let three = good.replace("[6]", "[3]");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c.zarr");
+    base(&dir);
+    zmetadata(&dir, &three, "");
+    assert_eq!(read_v(&dir), Some(vec![1, 2, 3]));
+    // A repeated key keeps the last object, as a JSON object does.
+    zmetadata(&dir, good, &format!(r#", "v/.zarray": {three}"#));
+    assert_eq!(read_v(&dir), Some(vec![1, 2, 3]));
+    // Escaped keys are keys like any other.
+    zmetadata(&dir, &three, r#", "w\u002f.zattrs": {}"#);
+    assert_eq!(read_v(&dir), Some(vec![1, 2, 3]));
+    // Invalid consolidated metadata is ignored: the objects are read.
+    for bad in [
+        "{".to_string(),
+        "[]".to_string(),
+        r#"{"metadata": {}, "zarr_consolidated_format": 2}"#.to_string(),
+        r#"{"metadata": [], "zarr_consolidated_format": 1}"#.to_string(),
+        r#"{"zarr_consolidated_format": 1}"#.to_string(),
+        format!(
+            r#"{{"metadata": {{"v/.zarray": {good}, "x": {}}}, "zarr_consolidated_format": 1}}"#,
+            "[".repeat(200) + &"]".repeat(200)
+        ),
+    ] {
+        fs::write(dir.join(".zmetadata"), &bad).unwrap();
+        assert_eq!(read_v(&dir), Some(vec![1, 2, 3, 4, 5, 6]), "{bad:.60}");
+    }
+    // An object of the wrong kind inside valid consolidated metadata hides
+    // the variable, as the same object in its own file does.
+    zmetadata(&dir, "[1, 2]", "");
+    assert_eq!(read_v(&dir), None);
+    zarray(&dir, "[1, 2]");
+    fs::remove_file(dir.join(".zmetadata")).unwrap();
+    assert_eq!(read_v(&dir), None);
+}

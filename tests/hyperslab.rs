@@ -47,8 +47,8 @@ fn for_sel(start: &[usize], count: &[usize], stride: &[usize], mut f: impl FnMut
 fn random_slabs_match_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for case in 0..40 {
-        let ndims = 1 + rng.below(3);
+    for case in 0..60 {
+        let ndims = 1 + rng.below(4);
         let shape: Vec<usize> = (0..ndims).map(|_| 1 + rng.below(9)).collect();
         let chunks: Vec<usize> = shape.iter().map(|&s| 1 + rng.below(s)).collect();
         let total: usize = shape.iter().product();

@@ -846,15 +846,11 @@ pub fn get_vars(
     else {
         return Ok(());
     };
-    // The chunks touched, each with its runs in caller memory.
+    // The chunks touched, each with its per-dimension segments; the runs in
+    // caller memory are worked out by the job that reads the chunk.
     let mut work: Vec<ChunkWork> = Vec::new();
     for_each_chunk(&sel, |idx, segs| {
-        let mut runs = Vec::new();
-        for_each_run(&sel, &segs, |r| {
-            runs.push(r);
-            Ok(())
-        })?;
-        work.push((idx, runs));
+        work.push((idx, segs));
         Ok(())
     })?;
     let ft = spec.ty;
@@ -870,14 +866,17 @@ pub fn get_vars(
         let cache = &var.cache;
         let prefetched = prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?;
         let load = |idx: &Vec<u64>| load_with(&spec, store.as_ref(), &prefetched, idx);
-        let runs: Vec<&[Run]> = batch.iter().map(|(_, r)| r.as_slice()).collect();
-        // Decode (when not cached) and convert one chunk into its runs.
-        let results: Vec<NcResult<(Option<ChunkData>, bool)>> = match &mut out {
+        let groups = read_groups(&sel, batch);
+        // Decode (when not cached) and convert each chunk of a group into
+        // its runs of the group's blocks.
+        let results: Vec<Vec<NcResult<(Option<ChunkData>, bool)>>> = match &mut out {
             MemOut::Num { ty, data } => {
                 let mt = *ty;
                 let direct = spec.reads_in_place(mt);
-                let slices = split_runs(data, mt.size(), &runs)?;
-                let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [u8]>)| {
+                let blocks = split_blocks(data, mt.size(), &groups)?;
+                let chunk_job = |(idx, segs): &ChunkWork, blocks: &mut [Block<'_, u8>]| {
+                    let rs = chunk_runs(&sel, segs)?;
+                    let mut sl = carve_runs(blocks, mt.size(), &rs)?;
                     let fresh = if cache.contains(idx) {
                         None
                     } else if prefetched.contains_key(idx) {
@@ -900,27 +899,34 @@ pub fn get_vars(
                         Some(spec.load(store.as_ref(), idx)?)
                     };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
-                    let range = convert_runs(data, ft, mt, rs, &mut sl)?;
-                    Ok((fresh, range))
+                    let range = convert_runs(data, ft, mt, &rs, &mut sl)?;
+                    Ok((fresh.and_then(|d| keep_or_recycle(d, streaming)), range))
                 };
-                run_jobs(batch.iter().zip(slices).collect(), job)
+                let job = |(g, mut bl): (&ReadGroup<'_>, Vec<Block<'_, u8>>)| {
+                    g.chunks.iter().map(|c| chunk_job(c, &mut bl)).collect()
+                };
+                run_jobs(groups.iter().zip(blocks).collect(), job)
             }
             MemOut::Str(dst) => {
-                let slices = split_runs(dst, 1, &runs)?;
-                let job = |((idx, rs), mut sl): (&ChunkWork, Vec<&mut [Option<Vec<u8>>]>)| {
+                let blocks = split_blocks(dst, 1, &groups)?;
+                let chunk_job = |(idx, segs): &ChunkWork, blocks: &mut [Block<'_, Option<Vec<u8>>>]| {
+                    let rs = chunk_runs(&sel, segs)?;
+                    let mut sl = carve_runs(blocks, 1, &rs)?;
                     let fresh = if cache.contains(idx) { None } else { Some(load(idx)?) };
                     let data = fresh.as_ref().or_else(|| cache.peek(idx)).ok_or(NcError::Internal)?;
-                    copy_string_runs(data, rs, &mut sl)?;
-                    Ok((fresh, false))
+                    copy_string_runs(data, &rs, &mut sl)?;
+                    Ok((fresh.and_then(|d| keep_or_recycle(d, streaming)), false))
                 };
-                run_jobs(batch.iter().zip(slices).collect(), job)
+                let job = |(g, mut bl): (&ReadGroup<'_>, Vec<Block<'_, Option<Vec<u8>>>>)| {
+                    g.chunks.iter().map(|c| chunk_job(c, &mut bl)).collect()
+                };
+                run_jobs(groups.iter().zip(blocks).collect(), job)
             }
         };
-        for ((idx, _), r) in batch.iter().zip(results) {
+        for ((idx, _), r) in batch.iter().zip(results.into_iter().flatten()) {
             let (fresh, range) = r?;
             range_err |= range;
             match fresh {
-                Some(data) if streaming => recycle(data),
                 Some(data) => {
                     let ev = var.cache.insert(idx.clone(), data, false);
                     var.chunks_on_disk |= ev.iter().any(|e| e.2);
@@ -936,8 +942,103 @@ pub fn get_vars(
 /// A chunk's index and the segments of a write inside it.
 type WriteWork = (Vec<u64>, Vec<Seg>);
 
-/// A chunk's index and the runs of a read inside it.
-type ChunkWork = (Vec<u64>, Vec<Run>);
+/// A chunk's index and the segments of a read inside it.
+type ChunkWork = (Vec<u64>, Vec<Seg>);
+
+/// A decoded chunk kept for the cache, or recycled at once when the read
+/// streams (so a job holds at most one decoded chunk at a time).
+fn keep_or_recycle(data: ChunkData, streaming: bool) -> Option<ChunkData> {
+    if streaming {
+        recycle(data);
+        None
+    } else {
+        Some(data)
+    }
+}
+
+/// The chunks of a read batch that one job handles: consecutive chunks that
+/// differ only in their last coordinate. Together they fill whole rows of
+/// the selection, so the caller memory they write is a set of contiguous
+/// blocks (one per index of the dimensions before the last two), disjoint
+/// from every other group's. Splitting the caller's buffer into blocks
+/// rather than into runs keeps that serial step small; each job then cuts
+/// its own blocks into runs.
+struct ReadGroup<'a> {
+    chunks: &'a [ChunkWork],
+    /// (first output element, elements) of each block, in output order.
+    blocks: Vec<(usize, usize)>,
+}
+
+/// A block of caller memory: its first output element and its items.
+type Block<'a, T> = (usize, &'a mut [T]);
+
+/// Group a batch's chunks (see `ReadGroup`). A 1-D selection groups each
+/// chunk alone: its run is its block.
+fn read_groups<'a>(sel: &Selection, batch: &'a [ChunkWork]) -> Vec<ReadGroup<'a>> {
+    let n = sel.count.len();
+    let mut groups = Vec::new();
+    let mut i = 0;
+    while i < batch.len() {
+        let lead = &batch[i].1[..n - 1];
+        let mut j = i + 1;
+        if n > 1 {
+            while j < batch.len() && batch[j].1[..n - 1].iter().zip(lead).all(|(a, b)| a.c == b.c) {
+                j += 1;
+            }
+        }
+        groups.push(ReadGroup {
+            chunks: &batch[i..j],
+            blocks: group_blocks(sel, &batch[i].1),
+        });
+        i = j;
+    }
+    groups
+}
+
+/// The blocks of caller memory of the group a chunk with these segments
+/// belongs to.
+fn group_blocks(sel: &Selection, segs: &[Seg]) -> Vec<(usize, usize)> {
+    let n = segs.len();
+    if n == 1 {
+        return vec![(segs[0].k0, segs[0].kn)];
+    }
+    // Output strides (C order over count).
+    let mut ostr = vec![1usize; n];
+    for d in (0..n - 1).rev() {
+        ostr[d] = ostr[d + 1] * sel.count[d + 1];
+    }
+    let inner = n - 2;
+    let len = segs[inner].kn * ostr[inner];
+    let first = segs[inner].k0 * ostr[inner];
+    let mut blocks = Vec::new();
+    let mut i = vec![0usize; inner];
+    loop {
+        let base: usize = (0..inner).map(|d| (segs[d].k0 + i[d]) * ostr[d]).sum();
+        blocks.push((base + first, len));
+        let mut d = inner;
+        loop {
+            if d == 0 {
+                return blocks;
+            }
+            d -= 1;
+            i[d] += 1;
+            if i[d] < segs[d].kn {
+                break;
+            }
+            i[d] = 0;
+        }
+    }
+}
+
+/// The runs of a selection inside one chunk, in output order.
+fn chunk_runs(sel: &Selection, segs: &[Seg]) -> NcResult<Vec<Run>> {
+    let mut runs = Vec::new();
+    for_each_run(sel, segs, |r| {
+        runs.push(r);
+        Ok(())
+    })?;
+    Ok(runs)
+}
 
 /// Raw chunks fetched ahead, each taken once by the job that decodes it.
 type Prefetched = std::collections::HashMap<Vec<u64>, std::sync::Mutex<Option<NcResult<Option<Vec<u8>>>>>>;
@@ -996,29 +1097,30 @@ fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) ->
     }
 }
 
-/// Split `buf` into the disjoint pieces that `runs` (per chunk) address, each
-/// `len * unit` items at item `out * unit`; the pieces come back grouped as
-/// `runs` is. Overlapping runs are an internal error.
-fn split_runs<'a, T>(buf: &'a mut [T], unit: usize, runs: &[&[Run]]) -> NcResult<Vec<Vec<&'a mut [T]>>> {
+/// Split `buf` into the blocks of every group, `unit` items per element; the
+/// blocks come back grouped as `groups` is. Overlapping blocks are an
+/// internal error.
+fn split_blocks<'a, T>(buf: &'a mut [T], unit: usize, groups: &[ReadGroup<'_>]) -> NcResult<Vec<Vec<Block<'a, T>>>> {
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
-    for (ci, rs) in runs.iter().enumerate() {
-        for (ri, r) in rs.iter().enumerate() {
-            order.push((r.out, ci, ri));
+    for (gi, g) in groups.iter().enumerate() {
+        for (bi, b) in g.blocks.iter().enumerate() {
+            order.push((b.0, gi, bi));
         }
     }
     order.sort_unstable();
-    let mut pieces: Vec<Vec<Option<&'a mut [T]>>> = runs.iter().map(|rs| rs.iter().map(|_| None).collect()).collect();
+    let mut pieces: Vec<Vec<Option<Block<'a, T>>>> =
+        groups.iter().map(|g| g.blocks.iter().map(|_| None).collect()).collect();
     let mut rest: &'a mut [T] = buf;
     let mut pos = 0usize;
-    for (o, ci, ri) in order {
-        let len = runs[ci][ri].len;
+    for (o, gi, bi) in order {
+        let len = groups[gi].blocks[bi].1;
         let skip = o.checked_sub(pos).ok_or(NcError::Internal)? * unit;
         if skip + len * unit > rest.len() {
             return Err(NcError::Internal);
         }
         let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip);
         let (piece, tail) = tail.split_at_mut(len * unit);
-        pieces[ci][ri] = Some(piece);
+        pieces[gi][bi] = Some((o, piece));
         rest = tail;
         pos = o + len;
     }
@@ -1026,6 +1128,34 @@ fn split_runs<'a, T>(buf: &'a mut [T], unit: usize, runs: &[&[Run]]) -> NcResult
         .into_iter()
         .map(|v| v.into_iter().map(|p| p.ok_or(NcError::Internal)).collect())
         .collect()
+}
+
+/// Cut one chunk's runs (in output order) out of its group's blocks.
+fn carve_runs<'b, T>(blocks: &'b mut [Block<'_, T>], unit: usize, runs: &[Run]) -> NcResult<Vec<&'b mut [T]>> {
+    let mut out = Vec::with_capacity(runs.len());
+    let mut it = blocks.iter_mut();
+    // The current block: its unread tail and the output element it starts at.
+    let mut cur: Option<(usize, usize, &'b mut [T])> = None; // (pos, end, rest)
+    for r in runs {
+        loop {
+            match &cur {
+                Some((pos, end, _)) if r.out >= *pos && r.out + r.len <= *end => break,
+                Some((pos, _, _)) if r.out < *pos => return Err(NcError::Internal),
+                _ => {
+                    let (first, slice) = it.next().ok_or(NcError::Internal)?;
+                    let len = slice.len() / unit.max(1);
+                    cur = Some((*first, *first + len, &mut **slice));
+                }
+            }
+        }
+        let (pos, end, rest) = cur.take().ok_or(NcError::Internal)?;
+        let skip = (r.out - pos) * unit;
+        let (_, tail) = rest.split_at_mut(skip);
+        let (piece, tail) = tail.split_at_mut(r.len * unit);
+        out.push(piece);
+        cur = Some((r.out + r.len, end, tail));
+    }
+    Ok(out)
 }
 
 /// Convert a chunk's selected values into their pieces of caller memory.

@@ -1,10 +1,13 @@
 //! Reading NCZarr (every generation) and plain Zarr v2 metadata into the model.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::dtype;
 use super::json::{self, att_from_json, infer_att};
@@ -25,14 +28,72 @@ const MAX_GROUP_DEPTH: usize = 256;
 /// Source of metadata objects: the store itself, or a consolidated `.zmetadata`.
 struct Meta<'a> {
     store: &'a dyn Store,
-    consolidated: Option<Map<String, Value>>,
+    consolidated: Option<Consolidated<'a>>,
+}
+
+/// The objects of a consolidated `.zmetadata`, by key, each kept as its raw
+/// JSON text (checked, not yet parsed) until the reader asks for it: the
+/// reader asks for each key once, so every object is parsed once and nothing
+/// is copied. A taken key stays, so `exists` and `children` still see it.
+struct Consolidated<'a> {
+    objects: RefCell<HashMap<Cow<'a, str>, Option<&'a RawValue>>>,
+}
+
+/// `.zmetadata` as first read.
+#[derive(serde::Deserialize)]
+struct ConsolidatedDoc<'a> {
+    #[serde(borrow)]
+    metadata: Option<HashMap<Cow<'a, str>, &'a RawValue>>,
+    zarr_consolidated_format: Option<Value>,
+}
+
+impl<'a> Consolidated<'a> {
+    /// Read `.zmetadata`; None (with a warning) when it is not valid
+    /// consolidated metadata of format 1. A repeated key keeps its last
+    /// object, as with any JSON object.
+    fn parse(bytes: &'a [u8]) -> Option<Consolidated<'a>> {
+        let doc: ConsolidatedDoc<'a> = match serde_json::from_slice(bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                crate::nclog!(Level::Warn, "ignoring invalid .zmetadata: {}", e);
+                return None;
+            }
+        };
+        match (
+            doc.metadata,
+            doc.zarr_consolidated_format.as_ref().and_then(Value::as_i64),
+        ) {
+            (Some(m), Some(1)) if m.len() <= MAX_OBJECTS => Some(Consolidated {
+                objects: RefCell::new(m.into_iter().map(|(k, v)| (k, Some(v))).collect()),
+            }),
+            _ => {
+                crate::nclog!(Level::Warn, "ignoring invalid .zmetadata");
+                None
+            }
+        }
+    }
+
+    fn take(&self, key: &str) -> NcResult<Option<Value>> {
+        let raw = {
+            let mut objects = self.objects.borrow_mut();
+            match objects.get_mut(key) {
+                None => return Ok(None),
+                Some(slot) => slot.take(),
+            }
+        };
+        let Some(raw) = raw else {
+            crate::nclog!(Level::Error, "consolidated metadata: {} was asked for twice", key);
+            return Err(NcError::Internal);
+        };
+        json::parse(raw.get().as_bytes(), key).map(Some)
+    }
 }
 
 impl Meta<'_> {
     /// A JSON object at `key`, or None when absent.
     fn get(&self, key: &str) -> NcResult<Option<Value>> {
         if let Some(c) = &self.consolidated {
-            return Ok(c.get(key).cloned());
+            return c.take(key);
         }
         let k = Key::new(key)?;
         match self.store.get(&k, MAX_METADATA_BYTES)? {
@@ -50,7 +111,7 @@ impl Meta<'_> {
 
     fn exists(&self, key: &str) -> NcResult<bool> {
         if let Some(c) = &self.consolidated {
-            return Ok(c.contains_key(key));
+            return Ok(c.objects.borrow().contains_key(key));
         }
         Ok(self.store.len(&Key::new(key)?)?.is_some())
     }
@@ -63,7 +124,8 @@ impl Meta<'_> {
             } else {
                 format!("{grpkey}/")
             };
-            let mut names: Vec<String> = c
+            let objects = c.objects.borrow();
+            let mut names: Vec<String> = objects
                 .keys()
                 .filter_map(|k| k.strip_prefix(&prefix))
                 .filter_map(|rest| {
@@ -103,16 +165,9 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     };
     // Consolidated metadata is used whenever it exists and is valid (it saves
     // one request per object); an invalid one is ignored with a warning.
-    if let Some(bytes) = store.get(&Key::new(".zmetadata")?, MAX_METADATA_BYTES)? {
-        match json::parse(&bytes, ".zmetadata") {
-            Ok(Value::Object(mut o)) => match o.remove("metadata") {
-                Some(Value::Object(m)) if o.get("zarr_consolidated_format").and_then(Value::as_i64) == Some(1) => {
-                    meta.consolidated = Some(m);
-                }
-                _ => crate::nclog!(Level::Warn, "ignoring invalid .zmetadata"),
-            },
-            _ => crate::nclog!(Level::Warn, "ignoring invalid .zmetadata"),
-        }
+    let zmetadata = store.get(&Key::new(".zmetadata")?, MAX_METADATA_BYTES)?;
+    if let Some(bytes) = &zmetadata {
+        meta.consolidated = Consolidated::parse(bytes);
     }
     let zgroup = meta.get(".zgroup")?;
     let zattrs = meta.get(".zattrs")?;

@@ -166,6 +166,50 @@ fn write_all_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
 /// The most buffers one `preadv` takes (Linux's IOV_MAX).
 const IOV_MAX: usize = 1024;
 
+/// A span of at least this many parts is read through the bounce buffer
+/// when its parts are small on average.
+const BOUNCE_MIN_PARTS: usize = 4;
+/// Parts smaller than this on average go through the bounce buffer.
+const BOUNCE_PART_BELOW: usize = 64 << 10;
+/// The largest span read through the bounce buffer (one per pool thread).
+const BOUNCE_MAX: usize = 256 << 10;
+
+thread_local! {
+    /// Each thread's bounce buffer for `read_bounced`, grown on first use and
+    /// kept: the pool's threads read chunk after chunk.
+    static BOUNCE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Fill consecutive parts (contiguous in the file from `offset`, `span`
+/// bytes in all) by one read into the thread's bounce buffer and a copy to
+/// each part.
+fn read_bounced(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, span: usize, path: &Path) -> NcResult<()> {
+    BOUNCE.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if buf.len() < span {
+            let grow = span - buf.len();
+            buf.try_reserve_exact(grow).map_err(|_| NcError::NoMem)?;
+            buf.resize(span, 0);
+        }
+        let bytes = &mut buf[..span];
+        match file.read_exact_at(bytes, offset) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
+                return Err(NcError::NcZarr);
+            }
+            Err(e) => return Err(io_error(Op::Read, "read", path, &e)),
+        }
+        let mut at = 0usize;
+        for (_, dst) in parts.iter_mut() {
+            let len = dst.len();
+            dst.copy_from_slice(&bytes[at..at + len]);
+            at += len;
+        }
+        Ok(())
+    })
+}
+
 /// Fill consecutive parts (contiguous in the file from `offset`) with one or
 /// more `preadv` calls, resuming after short reads.
 fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, path: &Path) -> NcResult<()> {
@@ -629,18 +673,34 @@ impl Store for FileStore {
         };
         super::check_parts(key, size, expect_len, parts)?;
         parts.sort_unstable_by_key(|p| p.0);
-        // Parts that follow each other in the file are read by one preadv
-        // (at most IOV_MAX buffers each); a gap starts a new call.
+        // Parts that follow each other in the file form a span, read with
+        // one call: many small parts (a chunk row by row) through a bounce
+        // buffer and one copy each, which costs the kernel far less than a
+        // preadv of thousands of small buffers; larger parts by preadv
+        // straight into place (at most IOV_MAX buffers a call). A gap in the
+        // file starts a new span.
         let mut i = 0;
         while i < parts.len() {
             let start = parts[i].0;
             let mut end = start;
             let mut j = i;
-            while j < parts.len() && parts[j].0 == end && j - i < IOV_MAX {
+            while j < parts.len() && parts[j].0 == end && (end - start) < BOUNCE_MAX as u64 {
                 end += parts[j].1.len() as u64;
                 j += 1;
             }
-            read_vectored_exact(&file, &mut parts[i..j], start, &path)?;
+            let span = (end - start) as usize;
+            let n = j - i;
+            if n >= BOUNCE_MIN_PARTS && span / n < BOUNCE_PART_BELOW && span <= BOUNCE_MAX {
+                read_bounced(&file, &mut parts[i..j], start, span, &path)?;
+            } else {
+                let mut k = i;
+                while k < j {
+                    let m = (j - k).min(IOV_MAX);
+                    let at = parts[k].0;
+                    read_vectored_exact(&file, &mut parts[k..k + m], at, &path)?;
+                    k += m;
+                }
+            }
             i = j;
         }
         Ok(true)
