@@ -869,7 +869,7 @@ pub fn get_vars(
         let groups = read_groups(&sel, batch);
         // Decode (when not cached) and convert each chunk of a group into
         // its runs of the group's blocks.
-        let results: Vec<Vec<NcResult<(Option<ChunkData>, bool)>>> = match &mut out {
+        let results: Vec<Vec<ChunkRead>> = match &mut out {
             MemOut::Num { ty, data } => {
                 let mt = *ty;
                 let direct = spec.reads_in_place(mt);
@@ -944,6 +944,10 @@ type WriteWork = (Vec<u64>, Vec<Seg>);
 
 /// A chunk's index and the segments of a read inside it.
 type ChunkWork = (Vec<u64>, Vec<Seg>);
+
+/// What reading one chunk gives: the decoded chunk when the cache should
+/// keep it, and whether a value was out of range for the memory type.
+type ChunkRead = NcResult<(Option<ChunkData>, bool)>;
 
 /// A decoded chunk kept for the cache, or recycled at once when the read
 /// streams (so a job holds at most one decoded chunk at a time).
