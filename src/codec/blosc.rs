@@ -89,14 +89,30 @@ impl Hdf5Filter for Blosc {
             .ok_or_else(|| bad("compression failed".to_string()))
     }
 
+    fn decode_range(
+        &self,
+        _cd: &[u32],
+        input: &[u8],
+        chunk_len: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> Option<NcResult<()>> {
+        let n = c::decoded_size(input)?;
+        let ts = c::typesize(input)?;
+        // Only when the range falls on whole elements of the buffer's type.
+        if n != chunk_len || ts == 0 || !start.is_multiple_of(ts) || !out.len().is_multiple_of(ts) {
+            return None;
+        }
+        Some(c::decompress_items(input, start / ts, out).ok_or_else(|| bad("corrupt chunk".to_string())))
+    }
+
     fn decode_bounded(&self, _cd: &[u32], input: Vec<u8>, _expect: usize, limit: usize) -> NcResult<Vec<u8>> {
         let n = c::decoded_size(&input).ok_or_else(|| bad("corrupt chunk".to_string()))?;
         if n > limit {
             return Err(bad(format!("chunk says {n} bytes, more than {limit}")));
         }
         // Into a recycled buffer: fresh memory costs a page fault per 4 KiB.
-        let mut out = buffers::take(n);
-        out.resize(n, 0);
+        let mut out = buffers::take_len(n);
         match c::decompress(&input, &mut out) {
             Some(k) if k == n => {
                 buffers::give(input);

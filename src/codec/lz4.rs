@@ -50,8 +50,7 @@ impl Hdf5Filter for Lz4 {
             crate::nclog!(Level::Error, "lz4: chunk says {n} bytes, more than {limit}");
             return Err(NcError::Filter);
         }
-        let mut out = buffers::take(n);
-        out.resize(n, 0);
+        let mut out = buffers::take_len(n);
         match lz4_flex::block::decompress_into(body, &mut out) {
             Ok(k) if k == n => {
                 buffers::give(input);

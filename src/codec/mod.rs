@@ -79,6 +79,22 @@ pub trait Hdf5Filter: Send + Sync + std::fmt::Debug {
         }
         Ok(out)
     }
+
+    /// Decode only bytes `start..start + out.len()` of the chunk `input`
+    /// encodes (`chunk_len` bytes in all) into `out`, when the codec can do
+    /// that for less than a whole decode (blosc decompresses only the blocks
+    /// holding them). `None`: not supported, decode the whole chunk.
+    fn decode_range(
+        &self,
+        cd_values: &[u32],
+        input: &[u8],
+        chunk_len: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> Option<NcResult<()>> {
+        let _ = (cd_values, input, chunk_len, start, out);
+        None
+    }
 }
 
 /// The Zarr side of a filter (what `NCZ_codec_t` describes).

@@ -20,8 +20,7 @@ pub struct Shuffle;
 
 /// Shuffle (`decode == false`) or unshuffle `src` with elements of `es` bytes.
 pub fn shuffle(src: &[u8], es: usize, decode: bool) -> Vec<u8> {
-    let mut out = buffers::take(src.len());
-    out.resize(src.len(), 0);
+    let mut out = buffers::take_len(src.len());
     let count = src.len().checked_div(es).unwrap_or(0);
     if es <= 1 || count <= 1 {
         out.copy_from_slice(src);

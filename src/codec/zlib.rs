@@ -39,8 +39,7 @@ pub(crate) fn grow_decode(
 ) -> NcResult<Vec<u8>> {
     let mut size = expect.clamp(64, limit.max(64));
     loop {
-        let mut out = buffers::take(size);
-        out.resize(size, 0);
+        let mut out = buffers::take_len(size);
         match run(input, &mut out) {
             Ok(n) => {
                 out.truncate(n);
@@ -100,8 +99,7 @@ pub(crate) fn compress(level: i32, input: &[u8], gzip: bool) -> NcResult<Vec<u8>
         } else {
             comp.zlib_compress_bound(input.len())
         };
-        let mut out = buffers::take(bound);
-        out.resize(bound, 0);
+        let mut out = buffers::take_len(bound);
         let r = if gzip {
             comp.gzip_compress(input, &mut out)
         } else {

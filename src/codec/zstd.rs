@@ -63,8 +63,7 @@ impl Hdf5Filter for Zstd {
         let mut cap = cap;
         loop {
             // Into a recycled buffer: fresh memory costs a page fault per 4 KiB.
-            let mut out = buffers::take(cap);
-            out.resize(cap, 0);
+            let mut out = buffers::take_len(cap);
             match zstd::zstd_safe::decompress(&mut out[..], &input) {
                 Ok(n) => {
                     out.truncate(n);

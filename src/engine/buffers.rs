@@ -6,8 +6,9 @@
 
 use std::sync::Mutex;
 
-/// The most bytes of idle buffers kept.
-const LIMIT: usize = 256 << 20;
+/// The most bytes of idle buffers kept (part of the 64 MiB beyond the
+/// caller's buffer and the chunk cache that a read may use).
+const LIMIT: usize = 48 << 20;
 
 struct Pool {
     bufs: Vec<Vec<u8>>,
@@ -22,8 +23,14 @@ static POOL: Mutex<Pool> = Mutex::new(Pool {
 /// An empty buffer, preferably with room for `want` bytes.
 pub fn take(want: usize) -> Vec<u8> {
     let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    // Chunks of one variable share a size: the most recent buffer usually fits.
-    let pos = p.bufs.iter().rposition(|b| b.capacity() >= want);
+    // Chunks of one variable share a size: the most recent buffer usually
+    // fits. Otherwise the most recent one is grown by its new owner: a pool
+    // of buffers that no request fits would only hold memory.
+    let pos = p
+        .bufs
+        .iter()
+        .rposition(|b| b.capacity() >= want)
+        .or_else(|| p.bufs.len().checked_sub(1));
     match pos {
         Some(i) => {
             let mut b = p.bufs.swap_remove(i);
@@ -33,6 +40,35 @@ pub fn take(want: usize) -> Vec<u8> {
         }
         None => Vec::new(),
     }
+}
+
+/// A buffer of exactly `len` bytes for a decoder to overwrite entirely. A
+/// recycled buffer keeps its old bytes where it has them (only growth is
+/// zeroed), so no time goes into clearing memory that is about to be
+/// written; every caller checks that the decoder wrote all `len` bytes, or
+/// cuts the buffer to what it wrote.
+pub fn take_len(len: usize) -> Vec<u8> {
+    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let pos = p
+        .bufs
+        .iter()
+        .rposition(|b| b.capacity() >= len)
+        .or_else(|| p.bufs.len().checked_sub(1));
+    let mut b = match pos {
+        Some(i) => {
+            let b = p.bufs.swap_remove(i);
+            p.bytes -= b.capacity();
+            b
+        }
+        None => Vec::new(),
+    };
+    drop(p);
+    if b.len() >= len {
+        b.truncate(len);
+    } else {
+        b.resize(len, 0);
+    }
+    b
 }
 
 /// Return a buffer for reuse (dropped when the pool is full or it is tiny).

@@ -285,6 +285,66 @@ impl ChunkSpec {
         self.load_fetched(idx, fetched)
     }
 
+    /// Can chunks be decoded in part? Only through a single codec, for
+    /// numbers stored in C order (whether that codec can is known once it
+    /// sees a chunk).
+    fn ranged_decode(&self) -> bool {
+        matches!(&self.chain, Some(Ok(c)) if c.steps.len() == 1)
+            && self.ty != NcType::String
+            && !(self.order_f && self.chunk.len() > 1)
+    }
+
+    /// Elements `e0..e1` of a chunk, decoding only what holds them when the
+    /// codec can (see `ranged_decode`); otherwise the whole chunk, fetched
+    /// once either way.
+    fn load_part(&self, store: &dyn Store, idx: &[u64], e0: usize, e1: usize) -> NcResult<Part> {
+        let Some(Ok(chain)) = &self.chain else {
+            return self.load(store, idx).map(Part::Whole);
+        };
+        let key = self.key(idx)?;
+        let (raw_len, limit, vlen) = self.stored_limits()?;
+        let es = self.elem_size();
+        let (Some(step), false, Some(b0), Some(b1)) = (chain.steps.first(), vlen, e0.checked_mul(es), e1.checked_mul(es))
+        else {
+            return self.load(store, idx).map(Part::Whole);
+        };
+        if chain.steps.len() != 1 || b0 > b1 || b1 > raw_len {
+            return self.load(store, idx).map(Part::Whole);
+        }
+        let mut stored = buffers::take(raw_len.min(64 << 20) / 2);
+        match store.get_into(&key, limit as u64, &mut stored) {
+            Ok(true) => {}
+            Ok(false) => {
+                buffers::give(stored);
+                return self.load_fetched(idx, Ok(None)).map(Part::Whole);
+            }
+            Err(e) => {
+                buffers::give(stored);
+                return self.load_fetched(idx, Err(e)).map(Part::Whole);
+            }
+        }
+        let mut out = buffers::take_len(b1 - b0);
+        match step.filter.decode_range(&step.working, &stored, raw_len, b0, &mut out) {
+            None => {
+                buffers::give(out);
+                self.load_fetched(idx, Ok(Some(stored))).map(Part::Whole)
+            }
+            Some(Err(e)) => {
+                crate::nclog!(Level::Error, "chunk {}: the codec chain cannot decode it", key.as_str());
+                buffers::give(out);
+                buffers::give(stored);
+                Err(e)
+            }
+            Some(Ok(())) => {
+                buffers::give(stored);
+                if self.big_endian != cfg!(target_endian = "big") {
+                    convert::swap_in_place(&mut out, self.ty.size());
+                }
+                Ok(Part::Range(out))
+            }
+        }
+    }
+
     /// Decode a chunk as fetched from storage (by `load`, or ahead of time by
     /// `Store::get_many`); fill when absent.
     fn load_fetched(&self, idx: &[u64], fetched: NcResult<Option<Vec<u8>>>) -> NcResult<ChunkData> {
@@ -895,6 +955,19 @@ pub fn get_vars(
                             return Ok((None, false));
                         }
                         Some(spec.load(store.as_ref(), idx)?)
+                    } else if let Some((e0, e1)) = small_span(&rs, spec.nelems).filter(|_| spec.ranged_decode()) {
+                        // A small part of a compressed chunk: decode only
+                        // that part when the codec can (not kept in the cache).
+                        match spec.load_part(store.as_ref(), idx, e0, e1)? {
+                            Part::Range(bytes) => {
+                                let shifted: Vec<Run> = rs.iter().map(|r| Run { chunk: r.chunk - e0, ..*r }).collect();
+                                let part = ChunkData::Bytes(bytes);
+                                let range = convert_runs(&part, ft, mt, &shifted, &mut sl);
+                                recycle(part);
+                                return Ok((None, range?));
+                            }
+                            Part::Whole(d) => Some(d),
+                        }
                     } else {
                         Some(spec.load(store.as_ref(), idx)?)
                     };
@@ -948,6 +1021,25 @@ type ChunkWork = (Vec<u64>, Vec<Seg>);
 /// What reading one chunk gives: the decoded chunk when the cache should
 /// keep it, and whether a value was out of range for the memory type.
 type ChunkRead = NcResult<(Option<ChunkData>, bool)>;
+
+/// A chunk read in part (`ChunkSpec::load_part`).
+enum Part {
+    /// The bytes of the elements asked for, in native order.
+    Range(Vec<u8>),
+    /// The codec could not decode a part: the whole chunk.
+    Whole(ChunkData),
+}
+
+/// The elements `e0..e1` of a chunk that a read's runs span, when that is at
+/// most a quarter of the chunk (worth decoding in part).
+fn small_span(runs: &[Run], nelems: usize) -> Option<(usize, usize)> {
+    let e0 = runs.iter().map(|r| r.chunk).min()?;
+    let e1 = runs
+        .iter()
+        .map(|r| r.chunk + r.len.saturating_sub(1) * r.step + 1)
+        .max()?;
+    (e1.saturating_sub(e0).saturating_mul(4) <= nelems).then_some((e0, e1))
+}
 
 /// A decoded chunk kept for the cache, or recycled at once when the read
 /// streams (so a job holds at most one decoded chunk at a time).

@@ -69,3 +69,34 @@ pub fn decompress(src: &[u8], out: &mut [u8]) -> Option<usize> {
     };
     (n >= 0).then_some(n as usize)
 }
+
+/// The element size blosc recorded in a buffer that `decoded_size` accepted.
+pub fn typesize(src: &[u8]) -> Option<usize> {
+    decoded_size(src)?;
+    src.get(3).map(|&t| t as usize)
+}
+
+/// Decompress elements `start..start + out.len() / typesize` of a buffer
+/// that `decoded_size` accepted (only the blocks holding them); `out.len()`
+/// must be a multiple of the buffer's typesize and the range inside its
+/// decoded size. `None` on corrupt data or a range blosc refuses.
+pub fn decompress_items(src: &[u8], start: usize, out: &mut [u8]) -> Option<()> {
+    let nbytes = decoded_size(src)?;
+    let ts = typesize(src)?;
+    if ts == 0 || !out.len().is_multiple_of(ts) {
+        return None;
+    }
+    let nitems = out.len() / ts;
+    let end = start.checked_add(nitems)?.checked_mul(ts)?;
+    if end > nbytes {
+        return None;
+    }
+    let start = c_int::try_from(start).ok()?;
+    let nitems = c_int::try_from(nitems).ok()?;
+    // SAFETY: the buffer was validated against its own length (so blosc
+    // reads inside it); the item range lies inside the decoded size, and out
+    // holds exactly nitems * typesize bytes, which is all blosc_getitem
+    // writes. blosc_getitem keeps its state on the stack (thread-safe).
+    let n = unsafe { blosc_src::blosc_getitem(src.as_ptr().cast::<c_void>(), start, nitems, out.as_mut_ptr().cast::<c_void>()) };
+    (usize::try_from(n).ok()? == out.len()).then_some(())
+}
