@@ -53,6 +53,59 @@ impl Hdf5Filter for Zstd {
         zstd::bulk::compress(&input, level(cd_values)?).map_err(bad)
     }
 
+    /// A frame decodes front to back: decode only up to the end of the range
+    /// (on average half a chunk for a small read), through a streaming
+    /// context each thread keeps. Anything unexpected (a window larger than
+    /// the chunk, a frame that ends early, corrupt data) falls back to the
+    /// whole decode, which reports it.
+    fn decode_range(
+        &self,
+        _cd: &[u32],
+        input: &[u8],
+        chunk_len: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> Option<NcResult<()>> {
+        use zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
+        thread_local! {
+            static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
+        }
+        let end = start.checked_add(out.len())?;
+        if end > chunk_len || end == 0 {
+            return None;
+        }
+        // The decoder's window never needs to exceed the chunk.
+        let window_log = (usize::BITS - (chunk_len - 1).leading_zeros()).clamp(10, 31);
+        let mut prefix = buffers::take_len(end);
+        let done = DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let dctx = slot.get_or_insert_with(DCtx::create);
+            dctx.reset(ResetDirective::SessionAndParameters).ok()?;
+            dctx.set_parameter(DParameter::WindowLogMax(window_log)).ok()?;
+            let mut inb = InBuffer::around(input);
+            let mut outb = OutBuffer::around(&mut prefix[..]);
+            // Every call that returns makes progress on the input or the
+            // output, so the loop is bounded by their sizes.
+            for _ in 0..input.len().saturating_add(end).saturating_add(2) {
+                let before = (inb.pos(), outb.pos());
+                let hint = dctx.decompress_stream(&mut outb, &mut inb).ok()?;
+                if outb.pos() == end {
+                    return Some(());
+                }
+                if hint == 0 || (inb.pos(), outb.pos()) == before {
+                    return None; // the frame ended before the range, or is stuck
+                }
+            }
+            None
+        });
+        let r = done.map(|()| {
+            out.copy_from_slice(&prefix[start..end]);
+            Ok(())
+        });
+        buffers::give(prefix);
+        r
+    }
+
     fn decode_bounded(&self, _cd: &[u32], input: Vec<u8>, expect: usize, limit: usize) -> NcResult<Vec<u8>> {
         // The frame header usually holds the size: allocate exactly that.
         let cap = match zstd::zstd_safe::get_frame_content_size(&input) {
