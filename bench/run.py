@@ -157,6 +157,7 @@ def summarise(runs):
         "rss_mib": statistics.median(r["rss_kib"] for r in ok) / 1024,
         "buffer_mib": statistics.median(r.get("buffer_kib", 0) for r in ok) / 1024,
         "bytes": ok[0].get("bytes", 0),
+        "requests": ok[0].get("requests"),
     }
 
 
@@ -247,6 +248,60 @@ def w2(R, p, scratch):
             rm(s)
 
 
+class RequestLog:
+    """Counts the requests the S3 server served, by kind, from radosgw's access
+    log (its `beast:` lines): every engine is counted the same way, by the server."""
+
+    PAT = None
+
+    def __init__(self, server_dir):
+        import re
+        self.path = os.path.join(server_dir, "log", "client.rgw.a.log")
+        RequestLog.PAT = re.compile(r'beast: .*"([A-Z]+) (\S+) HTTP/[0-9.]+" (\d+)')
+
+    def mark(self):
+        try:
+            return os.path.getsize(self.path)
+        except OSError:
+            return 0
+
+    def since(self, pos):
+        counts = {}
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(pos)
+                text = f.read().decode("utf-8", "replace")
+        except OSError:
+            return counts
+        for m in RequestLog.PAT.finditer(text):
+            method, target = m.group(1), m.group(2)
+            kind = "LIST" if method == "GET" and ("list-type=" in target or "prefix=" in target) else method
+            counts[kind] = counts.get(kind, 0) + 1
+            if method in ("GET", "PUT") and kind != "LIST" and target.rsplit("/", 1)[-1].startswith(".z"):
+                counts[method + " metadata"] = counts.get(method + " metadata", 0) + 1
+        return counts
+
+
+def counted(reqlog, fn):
+    """Run fn() and attach the server's request counts of that run to its result."""
+    def run():
+        pos = reqlog.mark()
+        r = fn()
+        time.sleep(0.2)  # radosgw writes its access log line after the response
+        r["requests"] = reqlog.since(pos)
+        return r
+    return run
+
+
+def fmt_requests(c):
+    if not c:
+        return ""
+    order = ["GET", "PUT", "LIST", "HEAD", "POST", "DELETE"]
+    parts = [f"{k} {c[k]}" for k in order if c.get(k)] + [f"{k} {v}" for k, v in c.items()
+                                                           if k not in order and " " not in k]
+    return ", ".join(parts) + ("" if c.get("HEAD") else ", HEAD 0")
+
+
 def s3_env(R):
     script = R.args.s3_script or os.path.join(ROOT, "scripts", "s3-server.sh")
     if not os.path.exists(script):
@@ -285,15 +340,18 @@ def w3(R, p, scratch):
         R.results.append(dict(w="W3", case="S3 (all)", op="s3", ours={"status": why}, ref={"status": why}, ctx={}))
         return
     script, env = got
+    reqlog = RequestLog(R.s3_server_env["S3TS_DIR"])
     try:
         endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
+        w3_open(R, reqlog, endpoint, bucket, env)
         dims = [str(v) for v in p["s3_shape"]]
         for chunks, label in ((p["chunks"], "4 MiB chunks"), (p["small"], "256 KiB chunks")):
             for codec in ("none", "zstd1"):
                 key = f"bench-{label.split()[0]}-{codec.replace('+', '_')}"
                 u = {lib: f"{endpoint}/{bucket}/{key}-{lib}.zarr#mode=nczarr,s3" for lib in ("ours", "netcdf-c")}
-                writes = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1write", u[lib], codec, *dims, *chunks,
-                                                                  env_extra=env)) for lib in u})
+                writes = R.alternate({lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1write", u[lib], codec, *dims,
+                                                                                 *chunks, env_extra=env))
+                                      for lib in u})
                 s3ctx = f"s3://{bucket}/{key}-zarrs.zarr"
                 ctx = {"zarrs+s3fs": summarise([R.ctx("w1write", "zarrs", s3ctx, codec, *dims, *chunks,
                                                       env_extra=env) for _ in range(R.args.reps)]),
@@ -305,18 +363,35 @@ def w3(R, p, scratch):
                 R.results.append(dict(w="W3", case=f"S3 write {codec}, {label}", op="write", codec=codec,
                                       ours=summarise(writes["ours"]), ref=summarise(writes["netcdf-c"]), ctx=ctx))
                 src = u["netcdf-c"] if summarise(writes["netcdf-c"]).get("wall") is not None else u["ours"]
-                runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w1read", src, "full", *dims, p["nrandom"],
-                                                                env_extra=env)) for lib in u})
+                runs = R.alternate({lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1read", src, "full", *dims,
+                                                                               p["nrandom"], env_extra=env))
+                                    for lib in u})
                 c = {}
                 for eng, name in (("zarrs", "zarrs+s3fs"), ("zarrs-obstore", "zarrs+obstore"),
                                   ("tensorstore", "tensorstore")):
-                    c[name] = summarise([R.ctx("w1read", eng, s3ctx, "full", *dims, p["nrandom"], env_extra=env)
+                    c[name] = summarise([counted(reqlog, lambda eng=eng: R.ctx("w1read", eng, s3ctx, "full", *dims,
+                                                                               p["nrandom"], env_extra=env))()
                                          for _ in range(R.args.reps)])
                 c["raw GET"] = summarise([R.ctx("rawget", s3ctx, env_extra=env) for _ in range(R.args.reps)])
                 R.results.append(dict(w="W3", case=f"S3 read full {codec}, {label}", op="full", codec=codec,
                                       ours=summarise(runs["ours"]), ref=summarise(runs["netcdf-c"]), ctx=c))
     finally:
         subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
+def w3_open(R, reqlog, endpoint, bucket, env, nvars=500):
+    """Opening a 500-variable dataset on S3 (and inquiring every variable): the
+    requests it costs, against the metadata objects the dataset has."""
+    for kind, mode, extra in (("nczarr", "nczarr,s3", {}),
+                              ("consolidated", "nczarr,consolidated,s3", {"NCZARR_CONSOLIDATED": "1"})):
+        u = f"{endpoint}/{bucket}/bench-open{nvars}-{kind}.zarr#mode={mode}"
+        log(f"W3 open {nvars} vars {kind}")
+        made = counted(reqlog, lambda: R.nc("ours", "w2create", u, nvars, env_extra=dict(env, **extra)))()
+        objects = made.get("requests", {}).get("PUT metadata")
+        runs = [counted(reqlog, lambda: R.nc("ours", "w2open", u, env_extra=dict(env, **extra)))()
+                for _ in range(R.args.reps)]
+        R.results.append(dict(w="W3", case=f"S3 open+inquire {nvars} vars {kind}", op="open", kind=kind,
+                              objects=objects, ours=summarise(runs), ref={"status": "NC_ENOTBUILT (no S3)"}, ctx={}))
 
 
 def limits(R, limits_bin, p, scratch):
@@ -357,6 +432,8 @@ def targets(row):
         t.append(("rawget", 0.85))
         if "256 KiB" in row["case"]:
             t.append(("tensorstore", 1.0))
+    elif w == "W3" and op == "open":
+        t.append(("gets", 3 if row.get("kind") == "consolidated" else None))
     elif w == "W2" and op == "create":
         t.append(("ref", 15.0))
     elif w == "W2" and op == "open":
@@ -431,6 +508,17 @@ def ratio_and_targets(row, lim):
             other, label = row["ctx"].get("raw GET", {}).get("wall"), "raw GET rate"
         else:
             other, label = None, "abs"
+        if kind == "gets":
+            req = row["ours"].get("requests") or {}
+            gets = req.get("GET", 0) + req.get("LIST", 0)
+            limit = want if want is not None else row.get("objects")
+            if limit is None or ours is None:
+                out.append("requests per metadata object: n/a")
+            else:
+                ok = gets <= limit and not req.get("HEAD")
+                out.append(f"{gets} GET+LIST for {row.get('objects')} metadata objects (≤{limit}, no HEAD): "
+                           f"{'PASS' if ok else 'FAIL'}")
+            continue
         if kind == "abs":
             if ours is None:
                 out.append(f"< {want * 1000:.0f} ms: n/a")
@@ -442,7 +530,15 @@ def ratio_and_targets(row, lim):
             continue
         r = other / ours
         out.append(f"{label} {r:.2f}x (≥{want:g}): {'PASS' if r >= want else 'FAIL'}")
-    if row["w"] in ("W1", "W3") and ours is not None:
+    if row["w"] == "W3" and ours is not None:
+        req = row["ours"].get("requests")
+        if req:
+            out.append(f"requests: {fmt_requests(req)}")
+        if row["op"] == "full":
+            for name, v in row["ctx"].items():
+                if v.get("requests") and name != "raw GET":
+                    out.append(f"{name} requests: {fmt_requests(v['requests'])}")
+    if row["w"] in ("W1", "W3") and ours is not None and row.get("op") != "open":
         # Memory: peak RSS at most the caller's buffer + the chunk cache (64 MiB) + 64 MiB.
         over = row["ours"]["rss_mib"] - row["ours"].get("buffer_mib", 0)
         out.append(f"RSS over buffer {over:.0f} MiB (≤128): {'PASS' if over <= 128 else 'FAIL'}")
