@@ -29,6 +29,10 @@ const MAX_GROUP_DEPTH: usize = 256;
 struct Meta<'a> {
     store: &'a dyn Store,
     consolidated: Option<Consolidated<'a>>,
+    /// Objects fetched ahead, concurrently (stores where requests overlap,
+    /// like S3), each taken by the `get` that asks for it: raw bytes, or
+    /// None when the object is absent.
+    prefetched: RefCell<HashMap<String, Option<Vec<u8>>>>,
 }
 
 /// The objects of a consolidated `.zmetadata`, by key, each kept as its raw
@@ -90,13 +94,39 @@ impl<'a> Consolidated<'a> {
 }
 
 impl Meta<'_> {
+    /// Fetch these objects now, all at once, when the store overlaps
+    /// requests and the metadata is not consolidated: a group's variables
+    /// then cost one round trip rather than one each. An object that fails
+    /// to arrive is left to `get`, which asks again and reports it.
+    fn prefetch(&self, keys: &[String]) -> NcResult<()> {
+        if self.consolidated.is_some() || !self.store.concurrent_requests() || keys.is_empty() {
+            return Ok(());
+        }
+        // (A name no key can have is left to `get`, which reports it.)
+        let (names, todo): (Vec<&String>, Vec<(Key, u64)>) = keys
+            .iter()
+            .filter_map(|k| Some((k, (Key::new(k).ok()?, MAX_METADATA_BYTES))))
+            .unzip();
+        let got = self.store.get_many(&todo);
+        let mut pre = self.prefetched.borrow_mut();
+        for (k, r) in names.into_iter().zip(got) {
+            if let Ok(v) = r {
+                pre.insert(k.clone(), v);
+            }
+        }
+        Ok(())
+    }
+
     /// A JSON object at `key`, or None when absent.
     fn get(&self, key: &str) -> NcResult<Option<Value>> {
         if let Some(c) = &self.consolidated {
             return c.take(key);
         }
-        let k = Key::new(key)?;
-        match self.store.get(&k, MAX_METADATA_BYTES)? {
+        let fetched = match self.prefetched.borrow_mut().remove(key) {
+            Some(pre) => pre,
+            None => self.store.get(&Key::new(key)?, MAX_METADATA_BYTES)?,
+        };
+        match fetched {
             None => Ok(None),
             Some(bytes) => {
                 let v = json::parse(&bytes, key)?;
@@ -112,6 +142,9 @@ impl Meta<'_> {
     fn exists(&self, key: &str) -> NcResult<bool> {
         if let Some(c) = &self.consolidated {
             return Ok(c.objects.borrow().contains_key(key));
+        }
+        if let Some(pre) = self.prefetched.borrow().get(key) {
+            return Ok(pre.is_some());
         }
         Ok(self.store.len(&Key::new(key)?)?.is_some())
     }
@@ -162,6 +195,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     let mut meta = Meta {
         store: store.as_ref(),
         consolidated: None,
+        prefetched: RefCell::new(HashMap::new()),
     };
     // Consolidated metadata is used whenever it exists and is valid (it saves
     // one request per object); an invalid one is ignored with a warning.
@@ -196,8 +230,10 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         s
     });
     // NCZarr format 1 kept its metadata in separate objects (.nczarr, ...).
-    let v1 = superblock.is_none() && meta.exists(".nczarr")?;
-    let superblock = if v1 { meta.get(".nczarr")? } else { superblock };
+    // (A GET that finds nothing, rather than a HEAD first: one request either way.)
+    let v1_superblock = if superblock.is_none() { meta.get(".nczarr")? } else { None };
+    let v1 = v1_superblock.is_some();
+    let superblock = if v1 { v1_superblock } else { superblock };
     legacy_keys |= v1;
     let nczarr = superblock.is_some();
     let superblock_version = superblock
@@ -454,7 +490,28 @@ impl Reader<'_, '_> {
         } else {
             let mut arrays = Vec::new();
             let mut groups = Vec::new();
-            for child in self.meta.children(&key)? {
+            let children = self.meta.children(&key)?;
+            if children.len() > MAX_OBJECTS {
+                crate::nclog!(Level::Error, "too many objects in dataset");
+                return Err(NcError::NcZarr);
+            }
+            // Over S3: every child's .zarray and .zattrs in one round trip,
+            // then .zgroup of those that are not arrays (no HEAD requests).
+            let kids: Vec<&String> = children.iter().filter(|c| !c.starts_with('.')).collect();
+            self.meta.prefetch(
+                &kids
+                    .iter()
+                    .flat_map(|c| [join(&join(&key, c), ".zarray"), join(&join(&key, c), ".zattrs")])
+                    .collect::<Vec<_>>(),
+            )?;
+            let not_arrays: Vec<String> = kids
+                .iter()
+                .map(|c| join(&key, c))
+                .filter(|ck| !matches!(self.meta.prefetched.borrow().get(&join(ck, ".zarray")), Some(Some(_))))
+                .map(|ck| join(&ck, ".zgroup"))
+                .collect();
+            self.meta.prefetch(&not_arrays)?;
+            for child in children {
                 self.bump()?;
                 if child.starts_with('.') {
                     continue;
@@ -469,6 +526,20 @@ impl Reader<'_, '_> {
             (arrays, groups)
         };
 
+        if self.nczarr && !self.v1 {
+            // Over S3: the metadata of every variable and subgroup here in
+            // one round trip.
+            let mut keys = Vec::with_capacity(2 * (arrays.len() + subgroups.len()));
+            for a in arrays.iter().take(MAX_OBJECTS) {
+                keys.push(join(&join(&key, a), ".zarray"));
+                keys.push(join(&join(&key, a), ".zattrs"));
+            }
+            for g in subgroups.iter().take(MAX_OBJECTS) {
+                keys.push(join(&join(&key, g), ".zgroup"));
+                keys.push(join(&join(&key, g), ".zattrs"));
+            }
+            self.meta.prefetch(&keys)?;
+        }
         for name in arrays {
             self.bump()?;
             match self.read_var(ds, grp, &name) {

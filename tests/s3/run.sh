@@ -25,6 +25,10 @@ run="run-$(date +%s)-$$"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0 skip=0
+# radosgw's access log (scripts/s3-server.sh keeps it here): every request
+# this run makes is in it, so the HEAD check at the end can count them.
+rgwlog=${NCZ_S3_RGW_LOG:-$root/target/s3-server/log/client.rgw.a.log}
+logstart=$( [ -f "$rgwlog" ] && wc -c <"$rgwlog" || echo 0)
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 skipped() { echo "SKIP $*"; skip=$((skip + 1)); }
@@ -193,6 +197,20 @@ else
     else
         bad "ncgen into S3 failed"
     fi
+fi
+
+# No HEAD requests: a missing object is simply a GET that finds nothing.
+# (Only the Zarr v3 fixture, which cannot be opened, may look for zarr.json.)
+if [ -f "$rgwlog" ]; then
+    sleep 1 # radosgw logs a request after answering it
+    heads=$(tail -c +"$((logstart + 1))" "$rgwlog" | grep 'beast: .*"HEAD ' | grep -v '/zarr.json ' || true)
+    if [ -z "$heads" ]; then
+        ok "no HEAD requests (radosgw's log)"
+    else
+        bad "HEAD requests: $(echo "$heads" | head -3)"
+    fi
+else
+    skipped "HEAD count: no radosgw log at $rgwlog"
 fi
 
 echo "s3: $pass passed, $fail failed, $skip skipped"
