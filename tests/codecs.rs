@@ -254,8 +254,16 @@ fn small_reads_of_compressed_chunks_match_whole_reads() {
                 for i in 0..count[0] {
                     for j in 0..count[1] {
                         for l in 0..count[2] {
-                            let (z, y, x) = (start[0] + i * stride[0], start[1] + j * stride[1], start[2] + l * stride[2]);
-                            assert_eq!(got[k], vals[(z * NY + y) * NX + x] as f64, "{name}: {start:?} {count:?} {stride:?}");
+                            let (z, y, x) = (
+                                start[0] + i * stride[0],
+                                start[1] + j * stride[1],
+                                start[2] + l * stride[2],
+                            );
+                            assert_eq!(
+                                got[k],
+                                vals[(z * NY + y) * NX + x] as f64,
+                                "{name}: {start:?} {count:?} {stride:?}"
+                            );
                             k += 1;
                         }
                     }
@@ -284,7 +292,13 @@ fn small_reads_of_compressed_chunks_match_whole_reads() {
                 assert_eq!(nc_open(u.as_ptr(), 0, &mut nc), 0);
                 let mut got = [0i32; 4];
                 // The last elements of the first chunk (in its last block).
-                let r = nc_get_vara_int(nc, 0, [2usize, 19, 20].as_ptr(), [1usize, 1, 4].as_ptr(), got.as_mut_ptr());
+                let r = nc_get_vara_int(
+                    nc,
+                    0,
+                    [2usize, 19, 20].as_ptr(),
+                    [1usize, 1, 4].as_ptr(),
+                    got.as_mut_ptr(),
+                );
                 assert_eq!(r, NC_EFILTER, "{name}: damaged chunk");
                 assert_eq!(nc_close(nc), 0);
             }

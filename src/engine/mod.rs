@@ -304,7 +304,8 @@ impl ChunkSpec {
         let key = self.key(idx)?;
         let (raw_len, limit, vlen) = self.stored_limits()?;
         let es = self.elem_size();
-        let (Some(step), false, Some(b0), Some(b1)) = (chain.steps.first(), vlen, e0.checked_mul(es), e1.checked_mul(es))
+        let (Some(step), false, Some(b0), Some(b1)) =
+            (chain.steps.first(), vlen, e0.checked_mul(es), e1.checked_mul(es))
         else {
             return self.load(store, idx).map(Part::Whole);
         };
@@ -960,7 +961,13 @@ pub fn get_vars(
                         // that part when the codec can (not kept in the cache).
                         match spec.load_part(store.as_ref(), idx, e0, e1)? {
                             Part::Range(bytes) => {
-                                let shifted: Vec<Run> = rs.iter().map(|r| Run { chunk: r.chunk - e0, ..*r }).collect();
+                                let shifted: Vec<Run> = rs
+                                    .iter()
+                                    .map(|r| Run {
+                                        chunk: r.chunk - e0,
+                                        ..*r
+                                    })
+                                    .collect();
                                 let part = ChunkData::Bytes(bytes);
                                 let range = convert_runs(&part, ft, mt, &shifted, &mut sl);
                                 recycle(part);
@@ -1137,25 +1144,18 @@ fn chunk_runs(sel: &Selection, segs: &[Seg]) -> NcResult<Vec<Run>> {
 }
 
 /// Raw chunks fetched ahead, each taken once by the job that decodes it.
-type Prefetched = std::collections::HashMap<Vec<u64>, std::sync::Mutex<Option<NcResult<Option<Vec<u8>>>>>>;
+type Prefetched = std::collections::HashMap<Vec<u64>, (std::sync::Arc<crate::storage::Arrivals>, usize)>;
 
 /// Decode a prefetched chunk, or fetch and decode it now.
 fn load_with(spec: &ChunkSpec, store: &dyn Store, pre: &Prefetched, idx: &Vec<u64>) -> NcResult<ChunkData> {
     match pre.get(idx) {
-        Some(slot) => {
-            let raw = slot
-                .lock()
-                .map_err(|_| NcError::Internal)?
-                .take()
-                .ok_or(NcError::Internal)?;
-            spec.load_fetched(idx, raw)
-        }
+        Some((arrivals, i)) => spec.load_fetched(idx, arrivals.take(*i)),
         None => spec.load(store, idx),
     }
 }
 
-/// For a store that overlaps requests (S3), fetch the uncached chunks of a
-/// batch with one concurrent `get_many`; other stores read on the pool.
+/// For a store that overlaps requests (S3), start fetching the uncached
+/// chunks of a batch all at once; other stores read on the pool.
 fn prefetch<'a>(
     spec: &ChunkSpec,
     store: &dyn Store,
@@ -1178,8 +1178,11 @@ fn prefetch<'a>(
         .iter()
         .map(|idx| Ok((spec.key(idx)?, limit as u64)))
         .collect::<NcResult<_>>()?;
-    for (idx, r) in todo.into_iter().zip(store.get_many(&keys)) {
-        map.insert(idx.clone(), std::sync::Mutex::new(Some(r)));
+    // The GETs overlap each other and the decoding: each job takes its
+    // chunk the moment it has arrived.
+    let arrivals = store.start_get_many(keys);
+    for (i, idx) in todo.into_iter().enumerate() {
+        map.insert(idx.clone(), (arrivals.clone(), i));
     }
     Ok(map)
 }

@@ -97,6 +97,13 @@ pub fn decompress_items(src: &[u8], start: usize, out: &mut [u8]) -> Option<()> 
     // reads inside it); the item range lies inside the decoded size, and out
     // holds exactly nitems * typesize bytes, which is all blosc_getitem
     // writes. blosc_getitem keeps its state on the stack (thread-safe).
-    let n = unsafe { blosc_src::blosc_getitem(src.as_ptr().cast::<c_void>(), start, nitems, out.as_mut_ptr().cast::<c_void>()) };
+    let n = unsafe {
+        blosc_src::blosc_getitem(
+            src.as_ptr().cast::<c_void>(),
+            start,
+            nitems,
+            out.as_mut_ptr().cast::<c_void>(),
+        )
+    };
     (usize::try_from(n).ok()? == out.len()).then_some(())
 }

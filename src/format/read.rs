@@ -231,7 +231,11 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     });
     // NCZarr format 1 kept its metadata in separate objects (.nczarr, ...).
     // (A GET that finds nothing, rather than a HEAD first: one request either way.)
-    let v1_superblock = if superblock.is_none() { meta.get(".nczarr")? } else { None };
+    let v1_superblock = if superblock.is_none() {
+        meta.get(".nczarr")?
+    } else {
+        None
+    };
     let v1 = v1_superblock.is_some();
     let superblock = if v1 { v1_superblock } else { superblock };
     legacy_keys |= v1;

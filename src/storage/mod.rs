@@ -12,6 +12,72 @@ pub mod zip;
 
 use crate::error::{NcError, NcResult};
 
+/// One fetched object: its bytes, or None when absent.
+pub type Fetched = NcResult<Option<Vec<u8>>>;
+
+/// The objects of a `Store::start_get_many`, as they arrive: each is taken
+/// once, by whoever needs it, waiting until it is there.
+#[derive(Debug)]
+pub struct Arrivals {
+    slots: std::sync::Mutex<Vec<Slot>>,
+    ready: std::sync::Condvar,
+}
+
+#[derive(Debug)]
+enum Slot {
+    Pending,
+    Ready(Fetched),
+    Taken,
+}
+
+impl Arrivals {
+    pub fn new(n: usize) -> std::sync::Arc<Arrivals> {
+        std::sync::Arc::new(Arrivals {
+            slots: std::sync::Mutex::new((0..n).map(|_| Slot::Pending).collect()),
+            ready: std::sync::Condvar::new(),
+        })
+    }
+
+    /// Object `i` has arrived (a second delivery is ignored).
+    pub fn deliver(&self, i: usize, r: Fetched) {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s @ Slot::Pending) = slots.get_mut(i) {
+            *s = Slot::Ready(r);
+            self.ready.notify_all();
+        }
+    }
+
+    /// Every object not delivered yet fails with `e` (the fetcher stopped).
+    pub fn fail_pending(&self, e: NcError) {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        for s in slots.iter_mut() {
+            if matches!(s, Slot::Pending) {
+                *s = Slot::Ready(Err(e));
+            }
+        }
+        self.ready.notify_all();
+    }
+
+    /// Wait for object `i` and take it.
+    pub fn take(&self, i: usize) -> Fetched {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match slots.get_mut(i) {
+                None | Some(Slot::Taken) => return Err(NcError::Internal),
+                Some(Slot::Pending) => {
+                    slots = self.ready.wait(slots).unwrap_or_else(|p| p.into_inner());
+                }
+                Some(s @ Slot::Ready(_)) => {
+                    let Slot::Ready(r) = std::mem::replace(s, Slot::Taken) else {
+                        return Err(NcError::Internal);
+                    };
+                    return r;
+                }
+            }
+        }
+    }
+}
+
 /// The largest metadata object (JSON) the library will read: 64 MiB.
 pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 
@@ -148,6 +214,17 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// issue the requests concurrently.
     fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
         keys.iter().map(|(k, max)| self.get(k, *max)).collect()
+    }
+
+    /// Start fetching several whole objects; each can be taken from the
+    /// result as soon as it has arrived, so decoding overlaps the transfer of
+    /// the rest. By default they are fetched here, before returning.
+    fn start_get_many(&self, keys: Vec<(Key, u64)>) -> std::sync::Arc<Arrivals> {
+        let arrivals = Arrivals::new(keys.len());
+        for (i, r) in self.get_many(&keys).into_iter().enumerate() {
+            arrivals.deliver(i, r);
+        }
+        arrivals
     }
 
     /// Write several objects, as `put` each; one result per object, in order.

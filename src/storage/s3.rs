@@ -181,6 +181,7 @@ impl S3Options {
 }
 
 /// A dataset below a key prefix of an S3 bucket.
+#[derive(Clone)]
 pub struct S3Store {
     client: Arc<AmazonS3>,
     /// Dataset prefix inside the bucket ("" for the bucket root).
@@ -669,6 +670,42 @@ impl Store for S3Store {
 
     fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
         self.get_many_async(keys)
+    }
+
+    /// The GETs run on the private runtime, at most `concurrency` at a time,
+    /// and each object is handed over the moment it has arrived.
+    fn start_get_many(&self, keys: Vec<(Key, u64)>) -> Arc<super::Arrivals> {
+        let arrivals = super::Arrivals::new(keys.len());
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                arrivals.fail_pending(e);
+                return arrivals;
+            }
+        };
+        /// Whatever happens to the task, nobody waits forever.
+        struct FailPending(Arc<super::Arrivals>);
+        impl Drop for FailPending {
+            fn drop(&mut self) {
+                self.0.fail_pending(NcError::S3);
+            }
+        }
+        let me = self.clone();
+        let guard = FailPending(arrivals.clone());
+        rt.spawn(async move {
+            let guard = guard;
+            let me = &me;
+            let mut done = futures::stream::iter(keys.into_iter().enumerate().map(|(i, (k, max))| async move {
+                let mut buf = Vec::new();
+                let r = me.get_async(&k, max, &mut buf).await.map(|found| found.then_some(buf));
+                (i, r)
+            }))
+            .buffer_unordered(me.opts.concurrency);
+            while let Some((i, r)) = done.next().await {
+                guard.0.deliver(i, r);
+            }
+        });
+        arrivals
     }
 
     fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
