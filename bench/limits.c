@@ -12,6 +12,11 @@
  *            shuffle (and zlib level 1 + shuffle, what netcdf-c uses), zstd
  *            level 1, blosc lz4 clevel 1 + shuffle; one thread and every core
  *            (each thread works on its own chunks)
+ *   metadata the floor of W2's create: 2000 directories holding two small files
+ *            each (mkdir, then open/write/close of a .zarray and a .zattrs), the
+ *            objects an NCZarr dataset of 2000 variables has, with nothing else
+ *            done; 1 and 2 threads. Printed as seconds:
+ *            LIMIT {"name":"metadata 2000 arrays","threads":n,"secs":x}
  */
 #define _GNU_SOURCE
 #include <blosc.h>
@@ -254,6 +259,81 @@ static void codec_rate(int codec, int dec, int threads, int iters) {
                (double)j[0].csize / CHUNK);
 }
 
+#define NARRAYS 2000
+
+struct mjob {
+    const char *root;
+    int first, step;
+    int failed;
+};
+
+static void put_small(const char *path, const char *text) {
+    int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) perror(path);
+    if (fd >= 0) close(fd);
+}
+
+static void *meta_run(void *a) {
+    struct mjob *j = a;
+    char path[4096];
+    const char *zarray = "{\"zarr_format\": 2, \"shape\": [16], \"dtype\": \"<f4\", \"chunks\": [16], "
+                         "\"fill_value\": 9.96921e+36, \"order\": \"C\", \"compressor\": null, \"filters\": null}";
+    const char *zattrs = "{\"units\": \"m\", \"_ARRAY_DIMENSIONS\": [\"n\"], \"_nczarr_array\": "
+                         "{\"dimension_references\": [\"/n\"], \"storage\": \"chunked\"}}";
+    for (int i = j->first; i < NARRAYS; i += j->step) {
+        snprintf(path, sizeof path, "%s/var%05d", j->root, i);
+        if (mkdir(path, 0755) != 0) {
+            j->failed = 1;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/var%05d/.zarray", j->root, i);
+        put_small(path, zarray);
+        snprintf(path, sizeof path, "%s/var%05d/.zattrs", j->root, i);
+        put_small(path, zattrs);
+    }
+    return NULL;
+}
+
+static void remove_tree(const char *root) {
+    char path[4096];
+    for (int i = 0; i < NARRAYS; i++) {
+        snprintf(path, sizeof path, "%s/var%05d/.zarray", root, i);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/var%05d/.zattrs", root, i);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/var%05d", root, i);
+        rmdir(path);
+    }
+    rmdir(root);
+}
+
+static void metadata_floor(const char *scratch) {
+    char root[4096];
+    for (int threads = 1; threads <= 2; threads++) {
+        double best = 1e9;
+        for (int r = 0; r < 3; r++) {
+            snprintf(root, sizeof root, "%s/limits-metadata-%d", scratch, (int)getpid());
+            remove_tree(root);
+            if (mkdir(root, 0755) != 0) {
+                perror(root);
+                return;
+            }
+            pthread_t t[2];
+            struct mjob j[2];
+            double t0 = now();
+            for (int i = 0; i < threads; i++) {
+                j[i] = (struct mjob){root, i, threads, 0};
+                pthread_create(&t[i], NULL, meta_run, &j[i]);
+            }
+            for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+            double s = now() - t0;
+            if (s < best) best = s;
+            remove_tree(root);
+        }
+        printf("LIMIT {\"name\":\"metadata %d arrays\",\"threads\":%d,\"secs\":%.6f}\n", NARRAYS, threads, best);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: limits SCRATCH_DIR MIB\n");
@@ -292,6 +372,7 @@ int main(int argc, char **argv) {
     unlink(path);
     free(a);
     free(b);
+    metadata_floor(argv[1]);
 
     blosc_init();
     for (int k = 0; k < NCH; k++) {
