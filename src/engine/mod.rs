@@ -35,7 +35,7 @@ static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
 /// may hold (memory stays near the caller's buffer plus this)...
 const BATCH_BYTES: usize = 32 << 20;
 /// ... or this, on stores where many requests in flight pay (S3).
-const BATCH_BYTES_CONCURRENT: usize = 128 << 20;
+const BATCH_BYTES_CONCURRENT: usize = 48 << 20;
 
 /// Chunks per batch: bounded in bytes, but enough to keep every worker busy.
 fn chunks_per_batch(store: &dyn Store, chunk_bytes: usize) -> usize {
