@@ -2,7 +2,10 @@
 //! `nc_set_chunk_cache` / `nc_set_var_chunk_cache` (bytes and entry count).
 #![forbid(unsafe_code)]
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// How many chunks read in part are remembered (see `ChunkCache::first_part_read`).
+const PART_READS_REMEMBERED: usize = 16;
 
 /// A decoded chunk: numbers and chars as native-endian bytes of the variable's
 /// type; strings as one optional byte string per element (None = NULL).
@@ -37,9 +40,27 @@ pub struct ChunkCache {
     lru: BTreeMap<u64, Vec<u64>>,
     tick: u64,
     used: usize,
+    /// Chunks recently read in part, most recent last.
+    part_reads: VecDeque<Vec<u64>>,
 }
 
 impl ChunkCache {
+    /// May a small read of chunk `key` decode only its part (and bypass the
+    /// cache)? Yes the first time; a chunk read in part again soon after is
+    /// decoded whole and cached, so reading a chunk piece by piece (row by
+    /// row, record by record) decodes it once, not once per piece.
+    pub fn first_part_read(&mut self, key: &[u64]) -> bool {
+        if let Some(i) = self.part_reads.iter().position(|k| k.as_slice() == key) {
+            self.part_reads.remove(i);
+            return false;
+        }
+        if self.part_reads.len() == PART_READS_REMEMBERED {
+            self.part_reads.pop_front();
+        }
+        self.part_reads.push_back(key.to_vec());
+        true
+    }
+
     pub fn new(size: usize, nelems: usize, preemption: f32) -> ChunkCache {
         ChunkCache {
             size,
@@ -49,6 +70,7 @@ impl ChunkCache {
             lru: BTreeMap::new(),
             tick: 0,
             used: 0,
+            part_reads: VecDeque::new(),
         }
     }
 
@@ -225,5 +247,25 @@ mod tests {
         let ev = c.insert(vec![3], ChunkData::Bytes(vec![0; 1000]), true);
         assert_eq!(ev.len(), 1);
         assert!(!c.contains(&[3]));
+    }
+}
+
+#[cfg(test)]
+mod part_read_tests {
+    use super::*;
+
+    #[test]
+    fn a_chunk_read_in_part_twice_is_then_decoded_whole() {
+        let mut c = ChunkCache::new(1 << 20, 10, 0.5);
+        assert!(c.first_part_read(&[0, 1]));
+        assert!(c.first_part_read(&[0, 2]));
+        // The second small read of chunk (0, 1): decode it whole (and cache it).
+        assert!(!c.first_part_read(&[0, 1]));
+        // Forgotten after that, and after PART_READS_REMEMBERED other chunks.
+        assert!(c.first_part_read(&[0, 1]));
+        for i in 0..PART_READS_REMEMBERED as u64 {
+            assert!(c.first_part_read(&[1, i]));
+        }
+        assert!(c.first_part_read(&[0, 1]));
     }
 }

@@ -924,6 +924,16 @@ pub fn get_vars(
     let mut range_err = false;
     let mut out = out;
     for batch in work.chunks(per_batch) {
+        // Which chunks may be decoded in part (see `first_part_read`).
+        let part_ok: std::collections::HashSet<&Vec<u64>> = if spec.ranged_decode() {
+            batch
+                .iter()
+                .map(|(idx, _)| idx)
+                .filter(|idx| !var.cache.contains(idx) && var.cache.first_part_read(idx))
+                .collect()
+        } else {
+            Default::default()
+        };
         let cache = &var.cache;
         let prefetched = prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?;
         let load = |idx: &Vec<u64>| load_with(&spec, store.as_ref(), &prefetched, idx);
@@ -956,7 +966,7 @@ pub fn get_vars(
                             return Ok((None, false));
                         }
                         Some(spec.load(store.as_ref(), idx)?)
-                    } else if let Some((e0, e1)) = small_span(&rs, spec.nelems).filter(|_| spec.ranged_decode()) {
+                    } else if let Some((e0, e1)) = small_span(&rs, spec.nelems).filter(|_| part_ok.contains(idx)) {
                         // A small part of a compressed chunk: decode only
                         // that part when the codec can (not kept in the cache).
                         match spec.load_part(store.as_ref(), idx, e0, e1)? {
