@@ -20,12 +20,12 @@ static POOL: Mutex<Pool> = Mutex::new(Pool {
     bytes: 0,
 });
 
-/// An empty buffer, preferably with room for `want` bytes.
-pub fn take(want: usize) -> Vec<u8> {
+/// The pool's buffer for a request of `want` bytes, contents as they were
+/// left. Chunks of one variable share a size: the most recent buffer usually
+/// fits. Otherwise the most recent one is grown by its new owner: a pool of
+/// buffers that no request fits would only hold memory.
+fn recycled(want: usize) -> Vec<u8> {
     let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    // Chunks of one variable share a size: the most recent buffer usually
-    // fits. Otherwise the most recent one is grown by its new owner: a pool
-    // of buffers that no request fits would only hold memory.
     let pos = p
         .bufs
         .iter()
@@ -33,13 +33,19 @@ pub fn take(want: usize) -> Vec<u8> {
         .or_else(|| p.bufs.len().checked_sub(1));
     match pos {
         Some(i) => {
-            let mut b = p.bufs.swap_remove(i);
+            let b = p.bufs.swap_remove(i);
             p.bytes -= b.capacity();
-            b.clear();
             b
         }
         None => Vec::new(),
     }
+}
+
+/// An empty buffer, preferably with room for `want` bytes.
+pub fn take(want: usize) -> Vec<u8> {
+    let mut b = recycled(want);
+    b.clear();
+    b
 }
 
 /// A buffer of exactly `len` bytes for a decoder to overwrite entirely. A
@@ -48,21 +54,7 @@ pub fn take(want: usize) -> Vec<u8> {
 /// written; every caller checks that the decoder wrote all `len` bytes, or
 /// cuts the buffer to what it wrote.
 pub fn take_len(len: usize) -> Vec<u8> {
-    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let pos = p
-        .bufs
-        .iter()
-        .rposition(|b| b.capacity() >= len)
-        .or_else(|| p.bufs.len().checked_sub(1));
-    let mut b = match pos {
-        Some(i) => {
-            let b = p.bufs.swap_remove(i);
-            p.bytes -= b.capacity();
-            b
-        }
-        None => Vec::new(),
-    };
-    drop(p);
+    let mut b = recycled(len);
     if b.len() >= len {
         b.truncate(len);
     } else {

@@ -298,20 +298,21 @@ impl ChunkSpec {
     /// codec can (see `ranged_decode`); otherwise the whole chunk, fetched
     /// once either way.
     fn load_part(&self, store: &dyn Store, idx: &[u64], e0: usize, e1: usize) -> NcResult<Part> {
-        let Some(Ok(chain)) = &self.chain else {
-            return self.load(store, idx).map(Part::Whole);
-        };
         let key = self.key(idx)?;
         let (raw_len, limit, vlen) = self.stored_limits()?;
         let es = self.elem_size();
-        let (Some(step), false, Some(b0), Some(b1)) =
-            (chain.steps.first(), vlen, e0.checked_mul(es), e1.checked_mul(es))
-        else {
+        let (true, Some(Ok(chain)), false, Some(b0), Some(b1)) = (
+            self.ranged_decode(),
+            &self.chain,
+            vlen,
+            e0.checked_mul(es),
+            e1.checked_mul(es),
+        ) else {
             return self.load(store, idx).map(Part::Whole);
         };
-        if chain.steps.len() != 1 || b0 > b1 || b1 > raw_len {
+        let Some(step) = chain.steps.first().filter(|_| b0 <= b1 && b1 <= raw_len) else {
             return self.load(store, idx).map(Part::Whole);
-        }
+        };
         let mut stored = buffers::take(raw_len.min(64 << 20) / 2);
         match store.get_into(&key, limit as u64, &mut stored) {
             Ok(true) => {}

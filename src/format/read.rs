@@ -98,9 +98,9 @@ impl Meta<'_> {
     /// requests and the metadata is not consolidated: a group's variables
     /// then cost one round trip rather than one each. An object that fails
     /// to arrive is left to `get`, which asks again and reports it.
-    fn prefetch(&self, keys: &[String]) -> NcResult<()> {
+    fn prefetch(&self, keys: &[String]) {
         if self.consolidated.is_some() || !self.store.concurrent_requests() || keys.is_empty() {
-            return Ok(());
+            return;
         }
         // (A name no key can have is left to `get`, which reports it.)
         let (names, todo): (Vec<&String>, Vec<(Key, u64)>) = keys
@@ -114,7 +114,6 @@ impl Meta<'_> {
                 pre.insert(k.clone(), v);
             }
         }
-        Ok(())
     }
 
     /// A JSON object at `key`, or None when absent.
@@ -507,14 +506,14 @@ impl Reader<'_, '_> {
                     .iter()
                     .flat_map(|c| [join(&join(&key, c), ".zarray"), join(&join(&key, c), ".zattrs")])
                     .collect::<Vec<_>>(),
-            )?;
+            );
             let not_arrays: Vec<String> = kids
                 .iter()
                 .map(|c| join(&key, c))
                 .filter(|ck| !matches!(self.meta.prefetched.borrow().get(&join(ck, ".zarray")), Some(Some(_))))
                 .map(|ck| join(&ck, ".zgroup"))
                 .collect();
-            self.meta.prefetch(&not_arrays)?;
+            self.meta.prefetch(&not_arrays);
             for child in children {
                 self.bump()?;
                 if child.starts_with('.') {
@@ -542,7 +541,7 @@ impl Reader<'_, '_> {
                 keys.push(join(&join(&key, g), ".zgroup"));
                 keys.push(join(&join(&key, g), ".zattrs"));
             }
-            self.meta.prefetch(&keys)?;
+            self.meta.prefetch(&keys);
         }
         for name in arrays {
             self.bump()?;

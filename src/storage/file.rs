@@ -180,6 +180,19 @@ thread_local! {
     static BOUNCE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Fill `buf` from `offset` of `file`; a file shorter than that was
+/// truncated while read (NC_ENCZARR).
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64, path: &Path) -> NcResult<()> {
+    match file.read_exact_at(buf, offset) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+            crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
+            Err(NcError::NcZarr)
+        }
+        Err(e) => Err(io_error(Op::Read, "read", path, &e)),
+    }
+}
+
 /// Fill consecutive parts (contiguous in the file from `offset`, `span`
 /// bytes in all) by one read into the thread's bounce buffer and a copy to
 /// each part.
@@ -192,14 +205,7 @@ fn read_bounced(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, span: 
             buf.resize(span, 0);
         }
         let bytes = &mut buf[..span];
-        match file.read_exact_at(bytes, offset) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
-                return Err(NcError::NcZarr);
-            }
-            Err(e) => return Err(io_error(Op::Read, "read", path, &e)),
-        }
+        read_exact_at(file, bytes, offset, path)?;
         let mut at = 0usize;
         for (_, dst) in parts.iter_mut() {
             let len = dst.len();
@@ -656,14 +662,8 @@ impl Store for FileStore {
             return Err(NcError::NcZarr);
         }
         let mut buf = alloc_buffer(len)?;
-        match file.read_exact_at(&mut buf, offset) {
-            Ok(()) => Ok(Some(buf)),
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
-                Err(NcError::NcZarr)
-            }
-            Err(e) => Err(io_error(Op::Read, "read", &path, &e)),
-        }
+        read_exact_at(&file, &mut buf, offset, &path)?;
+        Ok(Some(buf))
     }
 
     fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
