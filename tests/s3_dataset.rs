@@ -20,25 +20,8 @@ use netcdf::storage::file::FileStore;
 use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
 use netcdf::storage::{Key, Store};
 
-struct Server {
-    endpoint: String,
-    bucket: String,
-    key_id: String,
-    secret: String,
-}
-
-fn server() -> Option<Server> {
-    let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
-    let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
-        eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
-        return None;
-    };
-    let srv = Server {
-        endpoint,
-        bucket: v("NCZ_S3_BUCKET")?,
-        key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
-        secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
-    };
+fn server() -> Option<common::S3Server> {
+    let srv = common::s3_server()?;
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // SAFETY: set once, before any test of this binary reads them, to the

@@ -20,6 +20,8 @@ use netcdf::error::NcError;
 use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
 use netcdf::storage::{Key, Store};
 
+use common::{S3Server as Server, s3_server as server};
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Fault {
     Pass,
@@ -181,27 +183,6 @@ fn serve(mut client: TcpStream, upstream: &str, f: &Mutex<Fault>, inj: &AtomicUs
     }
     let _ = client.shutdown(Shutdown::Both);
     let _ = server.shutdown(Shutdown::Both);
-}
-
-struct Server {
-    endpoint: String,
-    bucket: String,
-    key_id: String,
-    secret: String,
-}
-
-fn server() -> Option<Server> {
-    let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
-    let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
-        eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
-        return None;
-    };
-    Some(Server {
-        endpoint,
-        bucket: v("NCZ_S3_BUCKET")?,
-        key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
-        secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
-    })
 }
 
 fn unique(what: &str) -> String {

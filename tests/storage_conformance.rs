@@ -13,6 +13,8 @@ use netcdf::storage::memory::MemoryStore;
 use netcdf::storage::zip::ZipStore;
 use netcdf::storage::{Capabilities, Key, Store};
 
+mod common;
+
 fn k(s: &str) -> Key {
     Key::new(s).expect("valid key")
 }
@@ -754,18 +756,15 @@ mod s3 {
         secret: String,
     }
 
+    /// The test server; these tests also need its public bucket.
     pub fn server() -> Option<Server> {
-        let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
-        let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
-            eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
-            return None;
-        };
+        let s = crate::common::s3_server()?;
         Some(Server {
-            endpoint,
-            bucket: v("NCZ_S3_BUCKET")?,
-            public: v("NCZ_S3_PUBLIC_BUCKET")?,
-            key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
-            secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
+            endpoint: s.endpoint,
+            bucket: s.bucket,
+            public: s.public?,
+            key_id: s.key_id,
+            secret: s.secret,
         })
     }
 

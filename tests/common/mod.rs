@@ -40,3 +40,31 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The S3 test server that `scripts/s3-server.sh` started, from the `NCZ_S3_*`
+/// variables of its env file.
+pub struct S3Server {
+    pub endpoint: String,
+    pub bucket: String,
+    /// The bucket anyone may read.
+    pub public: Option<String>,
+    pub key_id: String,
+    pub secret: String,
+}
+
+/// The S3 test server, or None (with a note) when its variables are not set:
+/// the S3 tests then skip.
+pub fn s3_server() -> Option<S3Server> {
+    let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
+    let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
+        eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
+        return None;
+    };
+    Some(S3Server {
+        endpoint,
+        bucket: v("NCZ_S3_BUCKET")?,
+        public: v("NCZ_S3_PUBLIC_BUCKET"),
+        key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
+        secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
+    })
+}
