@@ -1,5 +1,7 @@
 //! Compiles the C-variadic entry points (src/ffi/c/varargs.c), which stable
-//! Rust cannot define, and exports them from the cdylib.
+//! Rust cannot define, and exports them from the cdylib; and, when Intel's
+//! ISA-L is installed (Debian: libisal-dev), the igzip shim that deflate
+//! level 1 encodes with (src/ffi/c/isal.c).
 
 fn main() {
     let c_dir = "src/ffi/c";
@@ -20,6 +22,36 @@ fn main() {
     // against this library) record that name.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.22");
     provide_library_names();
+    build_isal(c_dir);
+}
+
+/// Compile src/ffi/c/isal.c against the installed ISA-L headers and link
+/// libisal, setting `cfg(nczarr_isal)`. Without ISA-L (or with
+/// `NCZARR_ISAL=0`) deflate level 1 encodes with libdeflate, slower but
+/// with the same kind of output; the build says so in a warning.
+fn build_isal(c_dir: &str) {
+    println!("cargo::rustc-check-cfg=cfg(nczarr_isal)");
+    println!("cargo:rerun-if-changed={c_dir}/isal.c");
+    println!("cargo:rerun-if-env-changed=NCZARR_ISAL");
+    if std::env::var("NCZARR_ISAL").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let built = cc::Build::new()
+        .file(format!("{c_dir}/isal.c"))
+        .warnings(true)
+        .extra_warnings(true)
+        .cargo_warnings(false)
+        .try_compile("nczarr_isal");
+    match built {
+        Ok(()) => {
+            println!("cargo:rustc-link-lib=dylib=isal");
+            println!("cargo:rustc-cfg=nczarr_isal");
+        }
+        Err(_) => println!(
+            "cargo:warning=ISA-L not found (Debian: apt-get install libisal-dev): \
+             deflate level 1 will encode with libdeflate, about four times slower"
+        ),
+    }
 }
 
 /// Best effort: make the names a loader looks for (`libnetcdf.so.22`, our

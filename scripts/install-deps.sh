@@ -9,9 +9,10 @@
 set -euo pipefail
 
 # Debian packages: build tools, Debian's ncdump/ncgen/nccopy (netcdf-bin) and
-# the reference netcdf-c 4.9.0 (libnetcdf19, libnetcdf-dev's netcdf.h).
+# the reference netcdf-c 4.9.0 (libnetcdf19, libnetcdf-dev's netcdf.h);
+# libisal-dev: Intel's ISA-L, which deflate level 1 encodes with.
 APT_PACKAGES=(
-    cmake pkg-config gcc g++
+    cmake pkg-config gcc g++ libisal-dev
     netcdf-bin libnetcdf-dev libnetcdf19
     python3 python3-venv perl
     valgrind

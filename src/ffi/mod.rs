@@ -17,6 +17,7 @@ pub mod delegate;
 pub mod file;
 pub mod filter;
 pub mod fortran;
+pub mod isal;
 pub mod meta;
 pub mod misc;
 pub mod plugin_loader;
