@@ -3,7 +3,9 @@
 //! (`cfg(nczarr_isal)`, set by build.rs when libisal-dev is installed).
 
 /// Whether deflate level 1 encodes with ISA-L in this build.
-pub const AVAILABLE: bool = cfg!(nczarr_isal);
+pub fn available() -> bool {
+    cfg!(nczarr_isal)
+}
 
 #[cfg(nczarr_isal)]
 mod imp {
