@@ -1198,9 +1198,10 @@ fn prefetch<'a>(
     Ok(map)
 }
 
-/// Run per-chunk jobs on the pool (inline for a single chunk).
+/// Run per-chunk jobs on the pool (inline for none or a single chunk: a
+/// trip to the pool costs two thread wake-ups, more than a small job).
 fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) -> Vec<R> {
-    if jobs.len() == 1 {
+    if jobs.len() <= 1 {
         jobs.into_iter().map(f).collect()
     } else {
         POOL.install(|| jobs.into_par_iter().map(f).collect())

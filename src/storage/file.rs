@@ -59,7 +59,7 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{Capabilities, Key, Store};
 use crate::error::{NcError, NcResult};
@@ -88,8 +88,12 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 pub struct FileStore {
     root: PathBuf,
     writable: bool,
-    /// Directories whose entries changed since the last flush.
+    /// Directories whose entries changed since the last flush (not kept on
+    /// Linux, where a flush is one `syncfs` whatever changed: `dirty` says
+    /// whether anything did).
     dirty_dirs: Mutex<BTreeSet<PathBuf>>,
+    /// Whether anything was written since the last flush.
+    dirty: AtomicBool,
     /// Held while empty directories are pruned, and while a put creates the
     /// directories it needs and its temporary file in them, so a delete can
     /// never remove a directory between its creation and its first use.
@@ -446,6 +450,7 @@ impl FileStore {
             root: root.to_path_buf(),
             writable,
             dirty_dirs: Mutex::new(BTreeSet::new()),
+            dirty: AtomicBool::new(false),
             tree: Mutex::new(()),
         }
     }
@@ -483,6 +488,13 @@ impl FileStore {
     }
 
     fn mark_dirty(&self, dir: &Path) {
+        self.dirty.store(true, Ordering::Release);
+        if cfg!(target_os = "linux") {
+            // flush syncs the whole file system; a set of paths shared by
+            // every writing thread would only cost time (a lock and path
+            // comparisons per object).
+            return;
+        }
         // A poisoned lock only means another thread panicked while inserting
         // into the set; the set itself is still a valid set of paths.
         let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
@@ -501,8 +513,22 @@ impl FileStore {
         let rel = parent.strip_prefix(&self.root).map_err(|_| NcError::Internal)?;
         let mut attempt = 0;
         'again: loop {
-            if fs::metadata(parent).is_ok_and(|m| m.is_dir()) {
-                return Ok(());
+            // Usually only the last level is missing (a new variable's
+            // directory): try it alone first.
+            match DirBuilder::new().mode(DIR_MODE).create(parent) {
+                Ok(()) => {
+                    self.mark_dirty(parent);
+                    if let Some(p) = parent.parent() {
+                        self.mark_dirty(p);
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists && fs::metadata(parent).is_ok_and(|m| m.is_dir()) => {
+                    return Ok(());
+                }
+                // A missing level above, or an object in the way: the walk
+                // below finds which and answers for it.
+                Err(_) => {}
             }
             let mut cur = self.root.clone();
             for comp in rel.components() {
@@ -836,28 +862,27 @@ impl Store for FileStore {
     }
 
     fn flush(&self) -> NcResult<()> {
-        let dirs = {
-            let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
-            std::mem::take(&mut *set)
-        };
         #[cfg(target_os = "linux")]
-        if !dirs.is_empty() {
+        if self.dirty.swap(false, Ordering::AcqRel) {
             // One syncfs makes every file and directory written since the
             // last flush durable, in far less time than an fsync per object.
+            // (A write that completes after the swap marks the store dirty
+            // again, for the next flush.)
             let synced = match File::open(&self.root) {
                 Ok(f) => rustix::fs::syncfs(&f).map_err(io::Error::from),
                 // The dataset was removed from under us: nothing left to sync.
                 Err(e) if is_absent(&e) => Ok(()),
                 Err(e) => Err(e),
             };
-            return match synced {
-                Ok(()) => Ok(()),
-                Err(e) => {
-                    self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner()).extend(dirs);
-                    Err(io_error(Op::Write, "syncfs", &self.root, &e))
-                }
-            };
+            return synced.map_err(|e| {
+                self.dirty.store(true, Ordering::Release);
+                io_error(Op::Write, "syncfs", &self.root, &e)
+            });
         }
+        let dirs = {
+            let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            std::mem::take(&mut *set)
+        };
         let mut pending = dirs.into_iter();
         while let Some(dir) = pending.next() {
             let synced = match File::open(&dir) {
