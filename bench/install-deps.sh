@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh >/dev/null
 
-APT_PACKAGES=(libdeflate-dev libzstd-dev libblosc-dev)
+APT_PACKAGES=(libdeflate-dev libzstd-dev libblosc-dev libisal-dev)
 # Versions that install on Python 3.11 with zarr 3.1.6 (checked 2026-11).
 PIP_PACKAGES=(zarrs==0.2.3 tensorstore==0.1.86 s3fs==2026.9.0 obstore==0.12.1)
 

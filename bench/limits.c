@@ -10,8 +10,11 @@
  *   codecs   encode and decode of 4 MiB chunks (16x256x256 float32 of the W1
  *            field) with the libraries our library uses: libdeflate level 1 +
  *            shuffle (and zlib level 1 + shuffle, what netcdf-c uses), zstd
- *            level 1, blosc lz4 clevel 1 + shuffle; one thread and every core
- *            (each thread works on its own chunks)
+ *            level 1, blosc lz4 clevel 1 + shuffle, and (built with -DHAVE_ISAL
+ *            -lisal when ISA-L is installed) igzip level 1 + shuffle, which our
+ *            library encodes deflate level 1 with (encode only: libdeflate
+ *            decodes); one thread and every core (each thread works on its own
+ *            chunks)
  *   metadata the floor of W2's create: 2000 directories holding two small files
  *            each (mkdir, then open/write/close of a .zarray and a .zattrs), the
  *            objects an NCZarr dataset of 2000 variables has, with nothing else
@@ -33,6 +36,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #define CHUNK (16 * 256 * 256 * 4)
 
@@ -121,9 +127,31 @@ static void unshuffle4(const unsigned char *in, unsigned char *out, size_t n) {
         for (int b = 0; b < 4; b++) out[i * 4 + b] = in[b * m + i];
 }
 
-enum { C_DEFLATE, C_ZLIB, C_ZSTD, C_BLOSC, NCODECS };
+enum { C_DEFLATE, C_ZLIB, C_ZSTD, C_BLOSC, C_IGZIP, NCODECS };
 static const char *cname[NCODECS] = {"libdeflate-1+shuffle", "zlib-1+shuffle", "zstd-1",
-                                     "blosc-lz4-1+shuffle"};
+                                     "blosc-lz4-1+shuffle", "igzip-1+shuffle"};
+
+#ifdef HAVE_ISAL
+/* igzip's one-shot state and its level-1 work buffer, one per thread. */
+struct igzip {
+    struct isal_zstream s;
+    uint8_t level_buf[ISAL_DEF_LVL1_DEFAULT];
+};
+static size_t igzip_encode(struct igzip *g, unsigned char *in, size_t n, unsigned char *out, size_t cap) {
+    isal_deflate_stateless_init(&g->s);
+    g->s.level = 1;
+    g->s.level_buf = g->level_buf;
+    g->s.level_buf_size = sizeof g->level_buf;
+    g->s.gzip_flag = IGZIP_ZLIB;
+    g->s.end_of_stream = 1;
+    g->s.flush = NO_FLUSH;
+    g->s.next_in = in;
+    g->s.avail_in = (uint32_t)n;
+    g->s.next_out = out;
+    g->s.avail_out = (uint32_t)cap;
+    return isal_deflate_stateless(&g->s) == COMP_OK ? g->s.total_out : 0;
+}
+#endif
 
 #define NCH 4 /* distinct chunks of the field (each thread cycles over them) */
 static unsigned char *raw[NCH];
@@ -169,6 +197,13 @@ static size_t encode(int c, const unsigned char *in, unsigned char *tmp, unsigne
         int n = blosc_compress_ctx(1, 1, 4, CHUNK, in, out, cap, "lz4", 0, 1);
         return n > 0 ? (size_t)n : 0;
     }
+    case C_IGZIP:
+#ifdef HAVE_ISAL
+        shuffle4(in, tmp, CHUNK);
+        return igzip_encode(st, tmp, CHUNK, out, cap);
+#else
+        return 0;
+#endif
     }
     return 0;
 }
@@ -212,6 +247,9 @@ static void *job_run(void *a) {
     size_t clen[NCH];
     void *enc = j->codec == C_DEFLATE ? (void *)libdeflate_alloc_compressor(1)
                 : j->codec == C_ZSTD  ? (void *)ZSTD_createCCtx()
+#ifdef HAVE_ISAL
+                : j->codec == C_IGZIP ? malloc(sizeof(struct igzip))
+#endif
                                       : NULL;
     void *dec = j->codec == C_DEFLATE ? (void *)libdeflate_alloc_decompressor()
                 : j->codec == C_ZSTD  ? (void *)ZSTD_createDCtx()
@@ -383,6 +421,10 @@ int main(int argc, char **argv) {
     if (iters < 4) iters = 4;
     for (int c = 0; c < NCODECS; c++)
         for (int dec = 0; dec <= 1; dec++) {
+#ifndef HAVE_ISAL
+            if (c == C_IGZIP) continue;
+#endif
+            if (c == C_IGZIP && dec) continue; /* libdeflate decodes it */
             int it = c == C_ZLIB && !dec ? (iters + 3) / 4 : iters; /* zlib encode is slow */
             codec_rate(c, dec, 1, it);
             codec_rate(c, dec, cores, it);
