@@ -54,8 +54,21 @@ def build(args):
         args.ours = os.path.join(ROOT, "target", "release")
     cc = os.environ.get("CC", "cc")
     flags = ["-O2", "-Wall", "-Wextra", "-Werror"]
-    subprocess.run([cc, *flags, "-I", os.path.join(ROOT, "include"), "-o", os.path.join(out, "ncbench"),
-                    os.path.join(BENCH, "ncbench.c"), "-L", args.ours, "-lnetcdf", "-lm"], check=True)
+    # Linked against our library's file itself, so the program asks for its
+    # SONAME (libnetcdf.so.22), which both libraries' directories provide: a
+    # bare -lnetcdf could pick up the system's libnetcdf.so (Debian's 4.9.0,
+    # libnetcdf.so.19) when the directory has no libnetcdf.so.
+    lib = next((os.path.join(args.ours, n) for n in ("libnetcdf.so.22", "libnetcdf.so")
+                if os.path.exists(os.path.join(args.ours, n))), None)
+    if lib is None:
+        sys.exit(f"{args.ours}: no libnetcdf.so.22 or libnetcdf.so there")
+    ncbench = os.path.join(out, "ncbench")
+    subprocess.run([cc, *flags, "-I", os.path.join(ROOT, "include"), "-o", ncbench,
+                    os.path.join(BENCH, "ncbench.c"), lib, "-lm"], check=True)
+    needed = subprocess.run(["readelf", "-d", ncbench], capture_output=True, text=True).stdout
+    if "[libnetcdf.so.22]" not in needed:
+        sys.exit(f"{ncbench} does not ask for libnetcdf.so.22 (linked against {lib}); the reference could not "
+                 "be swapped in")
     limits = os.path.join(out, "limits")
     limits_cmd = [cc, "-O3", "-Wall", "-Wextra", "-Werror", "-o", limits, os.path.join(BENCH, "limits.c"),
                   "-ldeflate", "-lzstd", "-lblosc", "-lz", "-lm", "-lpthread"]
@@ -75,7 +88,7 @@ def build(args):
         if os.path.lexists(link):
             os.unlink(link)
         os.symlink(os.path.realpath(args.reference), link)
-    return os.path.join(out, "ncbench"), limits, refdir
+    return ncbench, limits, refdir
 
 
 def default_reference():
