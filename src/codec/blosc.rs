@@ -85,8 +85,10 @@ impl Hdf5Filter for Blosc {
         };
         let cname = cname_c(cd[6]).ok_or_else(|| bad(format!("unknown compressor code {}", cd[6])))?;
         let blocksize = cd.get(7).copied().unwrap_or(0) as usize;
-        c::compress(clevel as i32, shuffle as i32, typesize, &input, cname, blocksize)
-            .ok_or_else(|| bad("compression failed".to_string()))
+        let out = c::compress(clevel as i32, shuffle as i32, typesize, &input, cname, blocksize)
+            .ok_or_else(|| bad("compression failed".to_string()))?;
+        buffers::give(input);
+        Ok(out)
     }
 
     fn decode_range(

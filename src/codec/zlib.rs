@@ -216,7 +216,10 @@ mod tests {
     fn level_one_output_is_standard_zlib_and_gzip() {
         use std::io::Read;
         if std::env::var("NCZ_EXPECT_ISAL").is_ok_and(|v| v == "1") {
-            assert!(crate::ffi::isal::available(), "built without ISA-L (install libisal-dev)");
+            assert!(
+                crate::ffi::isal::available(),
+                "built without ISA-L (install libisal-dev)"
+            );
         }
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let noise: Vec<u8> = (0..(3 << 20))

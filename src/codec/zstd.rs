@@ -50,7 +50,26 @@ impl Hdf5Filter for Zstd {
         if decode {
             return self.decode_bounded(cd_values, input, 0, UNBOUNDED);
         }
-        zstd::bulk::compress(&input, level(cd_values)?).map_err(bad)
+        let level = level(cd_values)?;
+        // Into a recycled buffer (fresh memory costs a page fault per 4 KiB),
+        // with a compression context each thread keeps.
+        let bound = zstd::zstd_safe::compress_bound(input.len());
+        let mut out = buffers::take(bound);
+        out.reserve(bound);
+        thread_local! {
+            static CCTX: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        CCTX.with(|c| {
+            let mut c = c.try_borrow_mut().map_err(|_| NcError::Internal)?;
+            if c.as_ref().is_none_or(|(l, _)| *l != level) {
+                *c = Some((level, zstd::bulk::Compressor::new(level).map_err(bad)?));
+            }
+            let (_, comp) = c.as_mut().ok_or(NcError::Internal)?;
+            comp.compress_to_buffer(&input, &mut out).map_err(bad)
+        })?;
+        buffers::give(input);
+        Ok(out)
     }
 
     /// A frame decodes front to back: decode only up to the end of the range

@@ -21,16 +21,26 @@ static POOL: Mutex<Pool> = Mutex::new(Pool {
 });
 
 /// The pool's buffer for a request of `want` bytes, contents as they were
-/// left. Chunks of one variable share a size: the most recent buffer usually
-/// fits. Otherwise the most recent one is grown by its new owner: a pool of
+/// left: the smallest one that fits, so that a small request (a compressed
+/// chunk) does not take the buffer a large one (its decoded chunk) needs
+/// next. When none fits, the largest is grown by its new owner: a pool of
 /// buffers that no request fits would only hold memory.
 fn recycled(want: usize) -> Vec<u8> {
     let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let pos = p
+    let fits = p
         .bufs
         .iter()
-        .rposition(|b| b.capacity() >= want)
-        .or_else(|| p.bufs.len().checked_sub(1));
+        .enumerate()
+        .filter(|(_, b)| b.capacity() >= want)
+        .min_by_key(|(_, b)| b.capacity())
+        .map(|(i, _)| i);
+    let pos = fits.or_else(|| {
+        p.bufs
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, b)| b.capacity())
+            .map(|(i, _)| i)
+    });
     match pos {
         Some(i) => {
             let b = p.bufs.swap_remove(i);

@@ -918,14 +918,22 @@ pub fn get_vars(
     let ft = spec.ty;
     let var = ds.var_mut(grp, varid)?;
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
-    let mut per_batch = chunks_per_batch(store.as_ref(), chunk_bytes);
-    if store.concurrent_requests() {
-        // Two batches are in flight at a time (below): half the bytes each.
-        per_batch = (per_batch / 2).max(2 * POOL.current_num_threads()).max(1);
-    }
     // A read larger than the cache streams: its chunks would only push each
     // other out, so they are not kept.
     let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
+    let per_batch = if store.concurrent_requests() {
+        // Fetched chunks wait in memory for their decode: bounded batches,
+        // two in flight at a time (below), half the bytes each.
+        (chunks_per_batch(store.as_ref(), chunk_bytes) / 2)
+            .max(2 * POOL.current_num_threads())
+            .max(1)
+    } else {
+        // Read as decoded: a batch holds nothing but the chunks it keeps
+        // for the cache (none when streaming, at most the cache's size
+        // otherwise), so the whole read is one batch and the workers never
+        // wait for each other between batches.
+        work.len().max(1)
+    };
     let mut range_err = false;
     let mut out = out;
     let batches: Vec<&[ChunkWork]> = work.chunks(per_batch).collect();

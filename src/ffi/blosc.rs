@@ -15,7 +15,9 @@ pub fn compress(
     blocksize: usize,
 ) -> Option<Vec<u8>> {
     let cap = src.len().checked_add(blosc_src::BLOSC_MAX_OVERHEAD as usize)?;
-    let mut out = vec![0u8; cap];
+    // A recycled buffer: fresh memory costs a page fault per 4 KiB, and
+    // zeroing it would be wasted (blosc writes what it returns).
+    let mut out = crate::engine::buffers::take_len(cap);
     // SAFETY: src is valid for src.len() reads and out for cap writes (blosc
     // never writes past destsize); cname is NUL-terminated; the buffers do
     // not overlap.
