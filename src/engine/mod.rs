@@ -922,11 +922,8 @@ pub fn get_vars(
     // other out, so they are not kept.
     let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
     let per_batch = if store.concurrent_requests() {
-        // Fetched chunks wait in memory for their decode: bounded batches,
-        // two in flight at a time (below), half the bytes each.
-        (chunks_per_batch(store.as_ref(), chunk_bytes) / 2)
-            .max(2 * POOL.current_num_threads())
-            .max(1)
+        // Fetched chunks wait in memory for their decode: bounded batches.
+        chunks_per_batch(store.as_ref(), chunk_bytes)
     } else {
         // Read as decoded: a batch holds nothing but the chunks it keeps
         // for the cache (none when streaming, at most the cache's size
@@ -936,9 +933,7 @@ pub fn get_vars(
     };
     let mut range_err = false;
     let mut out = out;
-    let batches: Vec<&[ChunkWork]> = work.chunks(per_batch).collect();
-    let mut next_prefetched: Option<Prefetched> = None;
-    for (bi, &batch) in batches.iter().enumerate() {
+    for batch in work.chunks(per_batch) {
         // Which chunks may be decoded in part (see `first_part_read`).
         let part_ok: std::collections::HashSet<&Vec<u64>> = if spec.ranged_decode() {
             batch
@@ -950,18 +945,7 @@ pub fn get_vars(
             Default::default()
         };
         let cache = &var.cache;
-        let prefetched = match next_prefetched.take() {
-            Some(p) => p,
-            None => prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?,
-        };
-        // Over S3, the next batch's requests start now and arrive while this
-        // batch decodes, so the transfer never waits for the slowest decode
-        // of a batch. (A chunk of it cached now but evicted by this batch is
-        // fetched on its own when its turn comes; one that enters the cache
-        // meanwhile is read from there and its fetched copy dropped.)
-        if let Some(next) = batches.get(bi + 1) {
-            next_prefetched = Some(prefetch(&spec, store.as_ref(), next.iter().map(|(idx, _)| idx), cache)?);
-        }
+        let prefetched = prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?;
         let load = |idx: &Vec<u64>| load_with(&spec, store.as_ref(), &prefetched, idx);
         let groups = read_groups(&sel, batch);
         // Decode (when not cached) and convert each chunk of a group into
