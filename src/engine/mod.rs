@@ -469,6 +469,37 @@ impl ChunkSpec {
         r
     }
 
+    /// `encode` for a chunk its owner is done with: numbers go through the
+    /// codecs in their own buffer, without the copy `encode` makes.
+    fn encode_owned(&self, data: ChunkData) -> NcResult<Vec<u8>> {
+        let mut b = match data {
+            ChunkData::Bytes(b) => b,
+            other => {
+                let r = self.encode(&other);
+                recycle(other);
+                return r;
+            }
+        };
+        if self.quantize.0 > 0 {
+            crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
+        }
+        if self.big_endian != cfg!(target_endian = "big") {
+            convert::swap_in_place(&mut b, self.ty.size());
+        }
+        if self.order_f && self.chunk.len() > 1 {
+            let t = transpose(&b, &self.chunk, self.elem_size(), false);
+            buffers::give(std::mem::replace(&mut b, t));
+        }
+        match &self.chain {
+            None => Ok(b),
+            Some(Ok(c)) => c.encode(b),
+            Some(Err(e)) => {
+                buffers::give(b);
+                Err(*e)
+            }
+        }
+    }
+
     fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
         let raw = self.encode_plain(data)?;
         match &self.chain {
@@ -1427,26 +1458,33 @@ pub fn put_vars(
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
     let per_batch = chunks_per_batch(store.as_ref(), chunk_bytes);
     let mut range_err = false;
-    for batch in work.chunks(per_batch) {
-        // Chunks this write covers completely and that are not cached are
-        // built from the caller's values and stored at once, on the pool,
-        // without passing through the cache (strings excepted: their stored
-        // width is settled when the first chunk is written).
-        let (whole, batch): (Vec<&WriteWork>, Vec<&WriteWork>) = batch.iter().partition(|(idx, segs)| {
-            spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
+    // Chunks this write covers completely and that are not cached are built
+    // from the caller's values and stored at once, on the pool, without
+    // passing through the cache (strings excepted: their stored width is
+    // settled when the first chunk is written). Each job holds only its own
+    // chunk, so on stores without overlapping requests they all go to the
+    // pool together (no wait between batches); on S3, in bounded batches.
+    let (whole, partial): (Vec<&WriteWork>, Vec<&WriteWork>) = work.iter().partition(|(idx, segs)| {
+        spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
+    });
+    let whole_batch = if store.concurrent_requests() {
+        per_batch
+    } else {
+        whole.len().max(1)
+    };
+    for jobs in whole.chunks(whole_batch) {
+        let results = run_jobs(jobs.to_vec(), |(idx, segs)| {
+            store_whole_chunk(&spec, store.as_ref(), &sel, &src, &shape, idx, segs)
         });
-        if !whole.is_empty() {
-            let results = run_jobs(whole, |(idx, segs)| {
-                store_whole_chunk(&spec, store.as_ref(), &sel, &src, &shape, idx, segs)
-            });
-            var.chunks_on_disk = true;
-            if var.stored_key.is_none() {
-                var.stored_key = Some(spec.prefix.clone());
-            }
-            for r in results {
-                range_err |= r?;
-            }
+        var.chunks_on_disk = true;
+        if var.stored_key.is_none() {
+            var.stored_key = Some(spec.prefix.clone());
         }
+        for r in results {
+            range_err |= r?;
+        }
+    }
+    for batch in partial.chunks(per_batch) {
         // Chunks partly overwritten and not cached must be read first: in parallel.
         let need_load: Vec<&Vec<u64>> = batch
             .iter()
@@ -1557,11 +1595,20 @@ fn store_whole_chunk(
         let slices: Vec<&[u8]> = parts.into_iter().map(|p| p.1).collect();
         return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
     }
+    let key = spec.key(idx)?;
     let mut data = spec.fill_chunk()?;
-    let r = copy_chunk_in(sel, segs, src, spec.ty, &mut data)
-        .and_then(|range| spec.store_chunk(store, idx, &data).map(|()| range));
-    recycle(data);
-    r
+    let range = match copy_chunk_in(sel, segs, src, spec.ty, &mut data) {
+        Ok(range) => range,
+        Err(e) => {
+            recycle(data);
+            return Err(e);
+        }
+    };
+    // The chunk was built for this write only: it is encoded in place.
+    let raw = spec.encode_owned(data)?;
+    let r = store.put(&key, &raw);
+    buffers::give(raw);
+    r.map(|()| range)
 }
 
 /// Copy (converting) the caller's values of one chunk's segments into it.
