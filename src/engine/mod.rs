@@ -1238,6 +1238,12 @@ fn prefetch<'a>(
     Ok(map)
 }
 
+/// Run `f` on the worker pool (so that rayon's parallel iterators inside it
+/// use the library's threads, `NCZARR_THREADS`).
+pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    POOL.install(f)
+}
+
 /// Run per-chunk jobs on the pool (inline for none or a single chunk: a
 /// trip to the pool costs two thread wake-ups, more than a small job).
 fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) -> Vec<R> {

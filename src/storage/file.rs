@@ -330,6 +330,18 @@ fn looks_like_zarr(dir: &Path) -> bool {
 /// Remove whatever is at `path` without following a link: a directory tree
 /// (std's `remove_dir_all` never follows links inside it) or a single entry.
 /// Absent is fine.
+/// Remove everything inside `dir` (not `dir` itself), its entries in
+/// parallel on the worker pool: a dataset of many variables is thousands of
+/// files, and replacing it is part of `nc_create`. Links are removed, never
+/// followed.
+fn clear_dir(dir: &Path) -> io::Result<()> {
+    use rayon::prelude::*;
+    let entries: Vec<PathBuf> = fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<io::Result<_>>()?;
+    crate::engine::on_pool(|| entries.par_iter().try_for_each(|p| remove_tree(p)))
+}
+
 fn remove_tree(path: &Path) -> io::Result<()> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -390,7 +402,8 @@ impl FileStore {
                     if dir_is_empty(root)? {
                         // Reuse it as it is.
                     } else if looks_like_zarr(root) {
-                        fs::remove_dir_all(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                        // Emptied (the directory itself is reused).
+                        clear_dir(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
                     } else {
                         crate::nclog!(
                             Level::Error,
