@@ -952,15 +952,16 @@ pub fn get_vars(
     // A read larger than the cache streams: its chunks would only push each
     // other out, so they are not kept.
     let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
-    let per_batch = if store.concurrent_requests() {
-        // Fetched chunks wait in memory for their decode: bounded batches.
-        chunks_per_batch(store.as_ref(), chunk_bytes)
-    } else {
-        // Read as decoded: a batch holds nothing but the chunks it keeps
-        // for the cache (none when streaming, at most the cache's size
-        // otherwise), so the whole read is one batch and the workers never
+    let per_batch = if streaming && !store.concurrent_requests() {
+        // Read as decoded and kept nowhere: a job holds only the chunk it
+        // decodes, so the whole read is one batch and the workers never
         // wait for each other between batches.
         work.len().max(1)
+    } else {
+        // Bounded batches: fetched chunks wait in memory for their decode
+        // (S3), and chunks kept for the cache enter it batch by batch (so
+        // what they evict leaves as they come).
+        chunks_per_batch(store.as_ref(), chunk_bytes)
     };
     let mut range_err = false;
     let mut out = out;
