@@ -73,6 +73,19 @@ pub fn take_len(len: usize) -> Vec<u8> {
     b
 }
 
+/// `take_len` for a caller that must not abort when memory runs out: `None`
+/// when `len` bytes cannot be had.
+pub fn try_take_len(len: usize) -> Option<Vec<u8>> {
+    let mut b = recycled(len);
+    if b.len() >= len {
+        b.truncate(len);
+    } else {
+        b.try_reserve_exact(len - b.len()).ok()?;
+        b.resize(len, 0);
+    }
+    Some(b)
+}
+
 /// Return a buffer for reuse (dropped when the pool is full or it is tiny).
 pub fn give(b: Vec<u8>) {
     let cap = b.capacity();

@@ -208,16 +208,31 @@ impl ChunkSpec {
 
     /// A chunk of fill values (or zeros without a fill value). Its size
     /// comes from metadata, so memory is reserved fallibly (NC_ENOMEM).
+    /// A chunk every value of which the caller is about to write: numbers
+    /// get a recycled buffer as it is (no fill written only to be
+    /// overwritten); strings a filled chunk.
+    fn blank_chunk(&self) -> NcResult<ChunkData> {
+        if self.ty == NcType::String {
+            return self.fill_chunk();
+        }
+        let n = self.nelems.checked_mul(self.ty.size()).ok_or(NcError::NoMem)?;
+        let b = buffers::try_take_len(n).ok_or_else(|| self.no_mem())?;
+        Ok(ChunkData::Bytes(b))
+    }
+
+    /// NC_ENOMEM for a chunk buffer that cannot be had, logged.
+    fn no_mem(&self) -> NcError {
+        crate::nclog!(
+            Level::Error,
+            "{}: no memory for a chunk of {} values",
+            self.prefix,
+            self.nelems
+        );
+        NcError::NoMem
+    }
+
     fn fill_chunk(&self) -> NcResult<ChunkData> {
-        let no_mem = |_| {
-            crate::nclog!(
-                Level::Error,
-                "{}: no memory for a chunk of {} values",
-                self.prefix,
-                self.nelems
-            );
-            NcError::NoMem
-        };
+        let no_mem = |_| self.no_mem();
         match self.ty {
             NcType::String => {
                 let mut v = Vec::new();
@@ -229,11 +244,14 @@ impl ChunkSpec {
                 let n = self.nelems.checked_mul(t.size()).ok_or(NcError::NoMem)?;
                 let mut b = buffers::take(n);
                 b.try_reserve_exact(n).map_err(no_mem)?;
-                if self.no_fill {
+                let fill = if self.no_fill { &[][..] } else { &self.fill[..t.size()] };
+                if fill.iter().all(|&x| x == 0) {
                     b.resize(n, 0);
-                } else {
-                    for _ in 0..self.nelems {
-                        b.extend_from_slice(&self.fill[..t.size()]);
+                } else if n > 0 {
+                    // One value, then the filled part doubled until full.
+                    b.extend_from_slice(fill);
+                    while b.len() < n {
+                        b.extend_from_within(..b.len().min(n - b.len()));
                     }
                 }
                 Ok(ChunkData::Bytes(b))
@@ -1603,7 +1621,12 @@ fn store_whole_chunk(
         return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
     }
     let key = spec.key(idx)?;
-    let mut data = spec.fill_chunk()?;
+    // Inside the array, the write covers every value of the chunk.
+    let mut data = if in_bounds {
+        spec.blank_chunk()?
+    } else {
+        spec.fill_chunk()?
+    };
     let range = match copy_chunk_in(sel, segs, src, spec.ty, &mut data) {
         Ok(range) => range,
         Err(e) => {
