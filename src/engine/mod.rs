@@ -206,8 +206,6 @@ impl ChunkSpec {
         }
     }
 
-    /// A chunk of fill values (or zeros without a fill value). Its size
-    /// comes from metadata, so memory is reserved fallibly (NC_ENOMEM).
     /// A chunk every value of which the caller is about to write: numbers
     /// get a recycled buffer as it is (no fill written only to be
     /// overwritten); strings a filled chunk.
@@ -231,6 +229,8 @@ impl ChunkSpec {
         NcError::NoMem
     }
 
+    /// A chunk of fill values (or zeros without a fill value). Its size
+    /// comes from metadata, so memory is reserved fallibly (NC_ENOMEM).
     fn fill_chunk(&self) -> NcResult<ChunkData> {
         let no_mem = |_| self.no_mem();
         match self.ty {
