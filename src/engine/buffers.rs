@@ -64,13 +64,8 @@ pub fn take(want: usize) -> Vec<u8> {
 /// written; every caller checks that the decoder wrote all `len` bytes, or
 /// cuts the buffer to what it wrote.
 pub fn take_len(len: usize) -> Vec<u8> {
-    let mut b = recycled(len);
-    if b.len() >= len {
-        b.truncate(len);
-    } else {
-        b.resize(len, 0);
-    }
-    b
+    // Out of memory aborts here, as any allocation does.
+    try_take_len(len).unwrap_or_else(|| vec![0; len])
 }
 
 /// `take_len` for a caller that must not abort when memory runs out: `None`

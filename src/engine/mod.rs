@@ -490,40 +490,52 @@ impl ChunkSpec {
     /// `encode` for a chunk its owner is done with: numbers go through the
     /// codecs in their own buffer, without the copy `encode` makes.
     fn encode_owned(&self, data: ChunkData) -> NcResult<Vec<u8>> {
-        let mut b = match data {
-            ChunkData::Bytes(b) => b,
+        match data {
+            ChunkData::Bytes(b) => self.through_codecs(self.plain_numbers(b)),
             other => {
                 let r = self.encode(&other);
                 recycle(other);
-                return r;
+                r
             }
-        };
+        }
+    }
+
+    fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
+        self.through_codecs(self.encode_plain(data)?)
+    }
+
+    /// A chunk's stored bytes before codecs, through the codec chain.
+    fn through_codecs(&self, raw: Vec<u8>) -> NcResult<Vec<u8>> {
+        match &self.chain {
+            None => Ok(raw),
+            Some(Ok(c)) => c.encode(raw),
+            Some(Err(e)) => {
+                buffers::give(raw);
+                Err(*e)
+            }
+        }
+    }
+
+    /// Numbers as stored before codecs, transformed in their own buffer:
+    /// quantized, byte-swapped, in the stored order.
+    fn plain_numbers(&self, mut b: Vec<u8>) -> Vec<u8> {
         if self.quantize.0 > 0 {
             crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
         }
         if self.big_endian != cfg!(target_endian = "big") {
             convert::swap_in_place(&mut b, self.ty.size());
         }
-        if self.order_f && self.chunk.len() > 1 {
-            let t = transpose(&b, &self.chunk, self.elem_size(), false);
-            buffers::give(std::mem::replace(&mut b, t));
-        }
-        match &self.chain {
-            None => Ok(b),
-            Some(Ok(c)) => c.encode(b),
-            Some(Err(e)) => {
-                buffers::give(b);
-                Err(*e)
-            }
-        }
+        self.in_stored_order(b)
     }
 
-    fn encode(&self, data: &ChunkData) -> NcResult<Vec<u8>> {
-        let raw = self.encode_plain(data)?;
-        match &self.chain {
-            None => Ok(raw),
-            Some(Ok(c)) => c.encode(raw),
-            Some(Err(e)) => Err(*e),
+    /// A chunk's bytes (C order) in the order it is stored in.
+    fn in_stored_order(&self, b: Vec<u8>) -> Vec<u8> {
+        if self.order_f && self.chunk.len() > 1 {
+            let t = transpose(&b, &self.chunk, self.elem_size(), false);
+            buffers::give(b);
+            t
+        } else {
+            b
         }
     }
 
@@ -533,18 +545,11 @@ impl ChunkSpec {
             return encode_vlen(s);
         }
         let es = self.elem_size();
-        let mut raw = match data {
+        let raw = match data {
             ChunkData::Bytes(b) => {
                 let mut c = buffers::take(b.len());
                 c.extend_from_slice(b);
-                let mut b = c;
-                if self.quantize.0 > 0 {
-                    crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
-                }
-                if self.big_endian != cfg!(target_endian = "big") {
-                    convert::swap_in_place(&mut b, self.ty.size());
-                }
-                b
+                return Ok(self.plain_numbers(c));
             }
             ChunkData::Strings(s) => {
                 let mut out = vec![0u8; s.len() * es];
@@ -570,10 +575,7 @@ impl ChunkSpec {
                 out
             }
         };
-        if self.order_f && self.chunk.len() > 1 {
-            raw = transpose(&raw, &self.chunk, es, false);
-        }
-        Ok(raw)
+        Ok(self.in_stored_order(raw))
     }
 }
 

@@ -527,41 +527,23 @@ impl FileStore {
         let mut attempt = 0;
         'again: loop {
             // Usually only the last level is missing (a new variable's
-            // directory): try it alone first.
-            match DirBuilder::new().mode(DIR_MODE).create(parent) {
-                Ok(()) => {
-                    self.mark_dirty(parent);
-                    if let Some(p) = parent.parent() {
-                        self.mark_dirty(p);
-                    }
-                    return Ok(());
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists && fs::metadata(parent).is_ok_and(|m| m.is_dir()) => {
-                    return Ok(());
-                }
-                // A missing level above, or an object in the way: the walk
-                // below finds which and answers for it.
-                Err(_) => {}
+            // directory): try it alone first. A missing level above, or an
+            // object in the way: the walk below finds which and answers for it.
+            if self.make_dir(parent).is_ok() {
+                return Ok(());
             }
             let mut cur = self.root.clone();
             for comp in rel.components() {
                 cur.push(comp);
-                match DirBuilder::new().mode(DIR_MODE).create(&cur) {
-                    Ok(()) => {
-                        self.mark_dirty(&cur);
-                        if let Some(p) = cur.parent() {
-                            self.mark_dirty(p);
-                        }
-                    }
+                match self.make_dir(&cur) {
+                    Ok(()) => {}
                     Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                        if !fs::metadata(&cur).is_ok_and(|m| m.is_dir()) {
-                            crate::nclog!(
-                                Level::Error,
-                                "file store: {} is an object, not a directory",
-                                cur.display()
-                            );
-                            return Err(NcError::Object);
-                        }
+                        crate::nclog!(
+                            Level::Error,
+                            "file store: {} is an object, not a directory",
+                            cur.display()
+                        );
+                        return Err(NcError::Object);
                     }
                     Err(e) if e.kind() == ErrorKind::NotFound && attempt < PUT_RETRIES => {
                         attempt += 1;
@@ -571,6 +553,23 @@ impl FileStore {
                 }
             }
             return Ok(());
+        }
+    }
+
+    /// One directory: made (and it and its parent recorded for `flush`), or
+    /// already there as a directory. Something else at its name is
+    /// `AlreadyExists`.
+    fn make_dir(&self, dir: &Path) -> io::Result<()> {
+        match DirBuilder::new().mode(DIR_MODE).create(dir) {
+            Ok(()) => {
+                self.mark_dirty(dir);
+                if let Some(p) = dir.parent() {
+                    self.mark_dirty(p);
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && fs::metadata(dir).is_ok_and(|m| m.is_dir()) => Ok(()),
+            Err(e) => Err(e),
         }
     }
 
