@@ -1,5 +1,6 @@
 //! Zarr v2 / NCZarr metadata: parsing and writing. Knows the `Store` trait only.
 pub mod dtype;
 pub mod json;
+pub mod object;
 pub mod read;
 pub mod write;

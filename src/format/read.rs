@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use super::dtype;
 use super::json::{self, att_from_json, infer_att};
+use super::object::{self, Obj};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::model::{Att, Dataset, Dim, Flavor, Group, StringLayout, Var, is_hidden_att};
@@ -40,14 +41,19 @@ struct Meta<'a> {
 /// reader asks for each key once, so every object is parsed once and nothing
 /// is copied. A taken key stays, so `exists` and `children` still see it.
 struct Consolidated<'a> {
-    objects: RefCell<HashMap<Cow<'a, str>, Option<&'a RawValue>>>,
+    /// One entry per key, sorted by key; the text is None once taken.
+    objects: RefCell<Vec<(Cow<'a, str>, Option<&'a RawValue>)>>,
+    /// Where the last lookup found its key: the reader asks for a group's
+    /// objects in key order (`a/.zarray`, `a/.zattrs`, `b/.zarray`, ...), so
+    /// the next key is usually the next entry.
+    cursor: Cell<usize>,
 }
 
 /// `.zmetadata` as first read.
 #[derive(serde::Deserialize)]
 struct ConsolidatedDoc<'a> {
     #[serde(borrow)]
-    metadata: Option<HashMap<Cow<'a, str>, &'a RawValue>>,
+    metadata: Option<object::Members<'a>>,
     zarr_consolidated_format: Option<Value>,
 }
 
@@ -56,7 +62,15 @@ impl<'a> Consolidated<'a> {
     /// consolidated metadata of format 1. A repeated key keeps its last
     /// object, as with any JSON object.
     fn parse(bytes: &'a [u8]) -> Option<Consolidated<'a>> {
-        let doc: ConsolidatedDoc<'a> = match serde_json::from_slice(bytes) {
+        // (Checked as UTF-8 once: the objects' texts need no check of their own.)
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                crate::nclog!(Level::Warn, "ignoring invalid .zmetadata: {}", e);
+                return None;
+            }
+        };
+        let doc: ConsolidatedDoc<'a> = match serde_json::from_str(text) {
             Ok(d) => d,
             Err(e) => {
                 crate::nclog!(Level::Warn, "ignoring invalid .zmetadata: {}", e);
@@ -67,9 +81,24 @@ impl<'a> Consolidated<'a> {
             doc.metadata,
             doc.zarr_consolidated_format.as_ref().and_then(Value::as_i64),
         ) {
-            (Some(m), Some(1)) if m.len() <= MAX_OBJECTS => Some(Consolidated {
-                objects: RefCell::new(m.into_iter().map(|(k, v)| (k, Some(v))).collect()),
-            }),
+            (Some(object::Members(m)), Some(1)) if m.len() <= MAX_OBJECTS => {
+                let mut objects: Vec<_> = m.into_iter().map(|(k, v)| (k, Some(v))).collect();
+                // Stable (a repeated key's entries stay in document order;
+                // fast on the sorted keys writers produce), then one entry
+                // per key holding the last value.
+                objects.sort_by(|a, b| a.0.cmp(&b.0));
+                objects.dedup_by(|later, kept| {
+                    let same = later.0 == kept.0;
+                    if same {
+                        kept.1 = later.1;
+                    }
+                    same
+                });
+                Some(Consolidated {
+                    objects: RefCell::new(objects),
+                    cursor: Cell::new(0),
+                })
+            }
             _ => {
                 crate::nclog!(Level::Warn, "ignoring invalid .zmetadata");
                 None
@@ -77,29 +106,84 @@ impl<'a> Consolidated<'a> {
         }
     }
 
-    fn take(&self, key: &str) -> NcResult<Option<Value>> {
+    /// The entry of `key`.
+    fn find(&self, objects: &[(Cow<'a, str>, Option<&'a RawValue>)], key: &str) -> Option<usize> {
+        let next = self.cursor.get();
+        let i = (next..objects.len().min(next + 2))
+            .find(|&i| objects[i].0 == key)
+            .or_else(|| objects.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok())?;
+        self.cursor.set(i + 1);
+        Some(i)
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.find(&self.objects.borrow(), key).is_some()
+    }
+
+    fn take(&self, key: &str) -> NcResult<Option<Text<'a>>> {
         let raw = {
             let mut objects = self.objects.borrow_mut();
-            match objects.get_mut(key) {
+            match self.find(&objects, key) {
                 None => return Ok(None),
-                Some(slot) => slot.take(),
+                Some(i) => objects[i].1.take(),
             }
         };
         let Some(raw) = raw else {
             crate::nclog!(Level::Error, "consolidated metadata: {} was asked for twice", key);
             return Err(NcError::Internal);
         };
-        json::parse(raw.get().as_bytes(), key).map(Some)
+        if !Obj::is_object_text(raw.get()) {
+            // (As before: a member of .zmetadata that is no object reads as
+            // an object without members.)
+            crate::nclog!(Level::Warn, "consolidated metadata: {} is not a JSON object", key);
+            return Ok(Some(Text::Consolidated("{}")));
+        }
+        Ok(Some(Text::Consolidated(raw.get())))
     }
 }
 
-impl Meta<'_> {
+/// A metadata object's JSON text: fetched from the store, or a slice of the
+/// consolidated `.zmetadata`. `obj` reads its members.
+enum Text<'a> {
+    Fetched(Vec<u8>),
+    Consolidated(&'a str),
+}
+
+impl Text<'_> {
+    fn obj(&self, what: &str) -> NcResult<Obj<'_>> {
+        match self {
+            Text::Fetched(b) => Obj::parse(b, what),
+            Text::Consolidated(s) => Obj::parse_str(s, what),
+        }
+    }
+
+    /// The whole object as a JSON tree (small objects read whole).
+    fn value(&self, what: &str) -> NcResult<Value> {
+        let bytes = match self {
+            Text::Fetched(b) => &b[..],
+            Text::Consolidated(s) => s.as_bytes(),
+        };
+        let v = json::parse(bytes, what)?;
+        if !v.is_object() {
+            crate::nclog!(Level::Error, "{} is not a JSON object", what);
+            return Err(NcError::NcZarr);
+        }
+        Ok(v)
+    }
+}
+
+impl<'a> Meta<'a> {
+    /// Whether `prefetch` fetches anything (so its key list is worth building).
+    fn prefetches(&self) -> bool {
+        self.consolidated.is_none() && self.store.concurrent_requests()
+    }
+
     /// Fetch these objects now, all at once, when the store overlaps
     /// requests and the metadata is not consolidated: a group's variables
     /// then cost one round trip rather than one each. An object that fails
     /// to arrive is left to `get`, which asks again and reports it.
     fn prefetch(&self, keys: &[String]) {
-        if self.consolidated.is_some() || !self.store.concurrent_requests() || keys.is_empty() {
+        if !self.prefetches() || keys.is_empty() {
             return;
         }
         // (A name no key can have is left to `get`, which reports it.)
@@ -116,8 +200,8 @@ impl Meta<'_> {
         }
     }
 
-    /// A JSON object at `key`, or None when absent.
-    fn get(&self, key: &str) -> NcResult<Option<Value>> {
+    /// The text of the JSON object at `key`, or None when absent.
+    fn get(&self, key: &str) -> NcResult<Option<Text<'a>>> {
         if let Some(c) = &self.consolidated {
             return c.take(key);
         }
@@ -125,22 +209,17 @@ impl Meta<'_> {
             Some(pre) => pre,
             None => self.store.get(&Key::new(key)?, MAX_METADATA_BYTES)?,
         };
-        match fetched {
-            None => Ok(None),
-            Some(bytes) => {
-                let v = json::parse(&bytes, key)?;
-                if !v.is_object() {
-                    crate::nclog!(Level::Error, "{} is not a JSON object", key);
-                    return Err(NcError::NcZarr);
-                }
-                Ok(Some(v))
-            }
-        }
+        Ok(fetched.map(Text::Fetched))
+    }
+
+    /// The JSON object at `key` as a tree, or None when absent.
+    fn get_value(&self, key: &str) -> NcResult<Option<Value>> {
+        self.get(key)?.map(|t| t.value(key)).transpose()
     }
 
     fn exists(&self, key: &str) -> NcResult<bool> {
         if let Some(c) = &self.consolidated {
-            return Ok(c.objects.borrow().contains_key(key));
+            return Ok(c.contains(key));
         }
         if let Some(pre) = self.prefetched.borrow().get(key) {
             return Ok(pre.is_some());
@@ -158,8 +237,8 @@ impl Meta<'_> {
             };
             let objects = c.objects.borrow();
             let mut names: Vec<String> = objects
-                .keys()
-                .filter_map(|k| k.strip_prefix(&prefix))
+                .iter()
+                .filter_map(|(k, _)| k.strip_prefix(&prefix))
                 .filter_map(|rest| {
                     let (first, tail) = rest.split_once('/')?;
                     matches!(tail, ".zgroup" | ".zarray").then(|| first.to_string())
@@ -175,10 +254,13 @@ impl Meta<'_> {
 
 fn join(a: &str, b: &str) -> String {
     if a.is_empty() {
-        b.to_string()
-    } else {
-        format!("{a}/{b}")
+        return b.to_string();
     }
+    let mut k = String::with_capacity(a.len() + 1 + b.len());
+    k.push_str(a);
+    k.push('/');
+    k.push_str(b);
+    k
 }
 
 /// What the URL asked for.
@@ -202,8 +284,10 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     if let Some(bytes) = &zmetadata {
         meta.consolidated = Consolidated::parse(bytes);
     }
-    let zgroup = meta.get(".zgroup")?;
-    let zattrs = meta.get(".zattrs")?;
+    let zgroup_text = meta.get(".zgroup")?;
+    let zattrs_text = meta.get(".zattrs")?;
+    let zgroup = zgroup_text.as_ref().map(|t| t.obj(".zgroup")).transpose()?;
+    let zattrs = zattrs_text.as_ref().map(|t| t.obj(".zattrs")).transpose()?;
     if zgroup.is_none() && zattrs.is_none() && meta.consolidated.is_none() {
         if store.len(&Key::new("zarr.json")?)?.is_some() {
             crate::nclog!(Level::Error, "{}: Zarr v3 is not supported yet", path);
@@ -212,8 +296,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         }
         return Err(NcError::NotNc);
     }
-    if let Some(Value::Object(g)) = &zgroup
-        && let Some(f) = g.get("zarr_format").and_then(Value::as_i64)
+    if let Some(f) = zgroup.as_ref().and_then(|g| g.get::<i64>("zarr_format"))
         && f != 2
     {
         crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
@@ -221,7 +304,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     }
 
     // Find the superblock: 4.9.3+ in .zattrs, 4.9.1-2 in .zgroup, 4.9.0 upper case.
-    let find = |o: &Option<Value>, k: &str| o.as_ref().and_then(|v| v.get(k)).cloned();
+    let find = |o: &Option<Obj>, k: &str| o.as_ref().and_then(|v| v.value(k));
     let mut legacy_keys = false;
     let superblock = find(&zattrs, "_nczarr_superblock").or_else(|| {
         let s = find(&zgroup, "_nczarr_superblock").or_else(|| find(&zgroup, "_NCZARR_SUPERBLOCK"));
@@ -231,7 +314,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     // NCZarr format 1 kept its metadata in separate objects (.nczarr, ...).
     // (A GET that finds nothing, rather than a HEAD first: one request either way.)
     let v1_superblock = if superblock.is_none() {
-        meta.get(".nczarr")?
+        meta.get_value(".nczarr")?
     } else {
         None
     };
@@ -249,9 +332,8 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
 
     let ncproperties = zattrs
         .as_ref()
-        .and_then(|a| a.get("_NCProperties"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+        .and_then(|a| a.str("_NCProperties"))
+        .map(Cow::into_owned);
     // Pure Zarr written by netcdf-c still names its NCZarr version in
     // _NCProperties ("...,nczarr=2.0.0"); netcdf-c reports that, else 0.
     let superblock_version = superblock_version
@@ -304,33 +386,40 @@ struct Reader<'a, 'b> {
     count: usize,
 }
 
-/// The `_nczarr_attr.types` map of a `.zattrs` object (any generation).
-fn att_types(zattrs: &Option<Value>) -> HashMap<String, String> {
-    let mut m = HashMap::new();
-    let Some(a) = zattrs else { return m };
-    let t = a
-        .get("_nczarr_attr")
-        .or_else(|| a.get("_NCZARR_ATTR"))
-        .and_then(|x| x.get("types"));
-    if let Some(Value::Object(o)) = t {
-        for (k, v) in o {
-            if let Some(s) = v.as_str() {
-                m.insert(k.clone(), s.to_string());
-            }
+/// The NCZarr types of an object's attributes (`_nczarr_attr.types`), by
+/// attribute name; a type that is not a string counts as absent.
+enum AttTypes<'t> {
+    /// The `types` member of `_nczarr_attr` in `.zattrs` (any generation).
+    Inline(Option<Obj<'t>>),
+    /// Format 1's separate `.nczattr` object.
+    Fetched(HashMap<String, String>),
+}
+
+impl AttTypes<'_> {
+    fn of<'t>(zattrs: Option<&Obj<'t>>) -> AttTypes<'t> {
+        let info = zattrs.and_then(|a| a.obj("_nczarr_attr").or_else(|| a.obj("_NCZARR_ATTR")));
+        AttTypes::Inline(info.and_then(|i| i.obj("types")))
+    }
+
+    fn get(&self, name: &str) -> Option<Cow<'_, str>> {
+        match self {
+            AttTypes::Inline(types) => types.as_ref()?.str(name),
+            AttTypes::Fetched(m) => m.get(name).map(|s| Cow::Borrowed(s.as_str())),
         }
     }
-    m
 }
 
 /// User attributes of a `.zattrs` object, in order.
-fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>, legacy: bool) -> Vec<Att> {
+fn read_atts(zattrs: Option<&Obj>, types: &AttTypes, legacy: bool) -> Vec<Att> {
     let mut out = Vec::new();
-    let Some(Value::Object(o)) = zattrs else { return out };
-    for (name, v) in o {
+    let Some(o) = zattrs else { return out };
+    for (name, raw) in o.members() {
         if is_hidden_att(name) {
             continue;
         }
-        let att = match types.get(name).map(|t| t.as_str()) {
+        let Some(v) = object::to_value(raw) else { continue };
+        let v = &v;
+        let att = match types.get(name).as_deref() {
             Some("|J0") => continue,
             Some(t) => match dtype::parse_nczarr(t, legacy) {
                 Ok(d) => att_from_json(name, v, d.ty),
@@ -355,6 +444,31 @@ fn read_atts(zattrs: &Option<Value>, types: &HashMap<String, String>, legacy: bo
     out
 }
 
+/// What `_nczarr_array` says: a scalar, or the dimensions by full name.
+struct ArrayInfo {
+    scalar: bool,
+    /// `dimension_references` (or format 1's `dimrefs`): None when absent or
+    /// not an array of strings.
+    dimrefs: Option<Vec<String>>,
+}
+
+impl ArrayInfo {
+    /// From the object (None: the member was there but is no object).
+    fn of(info: Option<&Obj>) -> ArrayInfo {
+        let Some(o) = info else {
+            return ArrayInfo {
+                scalar: false,
+                dimrefs: None,
+            };
+        };
+        let refs = o.raw("dimension_references").or_else(|| o.raw("dimrefs"));
+        ArrayInfo {
+            scalar: o.get::<i64>("scalar").unwrap_or(0) != 0 || o.str("storage").as_deref() == Some("scalar"),
+            dimrefs: refs.and_then(|r| serde_json::from_str(r.get()).ok()),
+        }
+    }
+}
+
 fn as_usize(v: &Value) -> Option<usize> {
     v.as_u64().and_then(|u| usize::try_from(u).ok())
 }
@@ -362,12 +476,24 @@ fn as_usize(v: &Value) -> Option<usize> {
 impl Reader<'_, '_> {
     /// Attribute types of an object: `_nczarr_attr` in `.zattrs`, or the
     /// format-1 `.nczattr` object beside it.
-    fn types_for(&self, key: &str, zattrs: &Option<Value>) -> NcResult<HashMap<String, String>> {
-        if self.v1 {
-            let obj = self.meta.get(&join(key, ".nczattr"))?;
-            return Ok(att_types(&obj.map(|o| serde_json::json!({ "_nczarr_attr": o }))));
+    fn types_for<'t>(&self, key: &str, zattrs: Option<&Obj<'t>>) -> NcResult<AttTypes<'t>> {
+        if !self.v1 {
+            return Ok(AttTypes::of(zattrs));
         }
-        Ok(att_types(zattrs))
+        let mut m = HashMap::new();
+        if let Some(Value::Object(o)) = self
+            .meta
+            .get_value(&join(key, ".nczattr"))?
+            .as_mut()
+            .and_then(|x| x.get_mut("types"))
+        {
+            for (k, v) in std::mem::take(o) {
+                if let Value::String(s) = v {
+                    m.insert(k, s);
+                }
+            }
+        }
+        Ok(AttTypes::Fetched(m))
     }
 
     /// An object's NCZarr information, wherever its generation keeps it: the
@@ -377,18 +503,34 @@ impl Reader<'_, '_> {
         &self,
         key: &str,
         v1_object: &str,
-        zattrs: Option<&Value>,
-        zobject: Option<&Value>,
+        zattrs: Option<&Obj>,
+        zobject: Option<&Obj>,
         name: &str,
         upper: &str,
     ) -> NcResult<Option<Value>> {
         if self.v1 {
-            return self.meta.get(&join(key, v1_object));
+            return self.meta.get_value(&join(key, v1_object));
         }
         let found = zattrs
-            .and_then(|a| a.get(name))
-            .or_else(|| zobject.and_then(|o| o.get(name).or_else(|| o.get(upper))));
-        Ok(found.cloned())
+            .and_then(|a| a.raw(name))
+            .or_else(|| zobject.and_then(|o| o.raw(name).or_else(|| o.raw(upper))));
+        Ok(found.and_then(object::to_value))
+    }
+
+    /// An array's NCZarr information (`_nczarr_array`), wherever its
+    /// generation keeps it (see `nczarr_info`).
+    fn array_info(&self, key: &str, zattrs: Option<&Obj>, zarray: &Obj) -> NcResult<Option<ArrayInfo>> {
+        if self.v1 {
+            let k = join(key, ".nczarray");
+            let Some(text) = self.meta.get(&k)? else {
+                return Ok(None);
+            };
+            return Ok(Some(ArrayInfo::of(Some(&text.obj(&k)?))));
+        }
+        let raw = zattrs
+            .and_then(|a| a.raw("_nczarr_array"))
+            .or_else(|| zarray.raw("_nczarr_array").or_else(|| zarray.raw("_NCZARR_ARRAY")));
+        Ok(raw.map(|r| ArrayInfo::of(serde_json::from_str::<Obj>(r.get()).ok().as_ref())))
     }
 
     fn bump(&mut self) -> NcResult<()> {
@@ -403,7 +545,7 @@ impl Reader<'_, '_> {
     /// Read the whole group tree without recursion (an explicit stack, so a
     /// deep tree cannot exhaust the caller's thread stack). Groups are
     /// numbered depth first, parents before children, as netcdf-c numbers them.
-    fn read_tree(&mut self, ds: &mut Dataset, zgroup: Option<Value>, zattrs: Option<Value>) -> NcResult<()> {
+    fn read_tree(&mut self, ds: &mut Dataset, zgroup: Option<Obj>, zattrs: Option<Obj>) -> NcResult<()> {
         let kids = self.read_group(ds, 0, zgroup, zattrs)?;
         let mut stack: Vec<(usize, String, usize)> = kids.into_iter().rev().map(|n| (0, n, 1)).collect();
         while let Some((parent, name, depth)) = stack.pop() {
@@ -417,8 +559,12 @@ impl Reader<'_, '_> {
                 continue;
             }
             let gk = join(&ds.group_key(parent), &name);
-            let zg = self.meta.get(&join(&gk, ".zgroup"))?;
-            let za = self.meta.get(&join(&gk, ".zattrs"))?;
+            let zg_key = join(&gk, ".zgroup");
+            let za_key = join(&gk, ".zattrs");
+            let zg_text = self.meta.get(&zg_key)?;
+            let za_text = self.meta.get(&za_key)?;
+            let zg = zg_text.as_ref().map(|t| t.obj(&zg_key)).transpose()?;
+            let za = za_text.as_ref().map(|t| t.obj(&za_key)).transpose()?;
             if zg.is_none() && za.is_none() {
                 crate::nclog!(Level::Warn, "group {:?} has no metadata; skipped", gk);
                 continue;
@@ -440,12 +586,12 @@ impl Reader<'_, '_> {
         &mut self,
         ds: &mut Dataset,
         grp: usize,
-        zgroup: Option<Value>,
-        zattrs: Option<Value>,
+        zgroup: Option<Obj>,
+        zattrs: Option<Obj>,
     ) -> NcResult<Vec<String>> {
         let key = ds.group_key(grp);
-        let types = self.types_for(&key, &zattrs)?;
-        ds.groups[grp].atts = read_atts(&zattrs, &types, self.legacy);
+        let types = self.types_for(&key, zattrs.as_ref())?;
+        ds.groups[grp].atts = read_atts(zattrs.as_ref(), &types, self.legacy);
 
         let ginfo = self.nczarr_info(
             &key,
@@ -529,7 +675,7 @@ impl Reader<'_, '_> {
             (arrays, groups)
         };
 
-        if self.nczarr && !self.v1 {
+        if self.nczarr && !self.v1 && self.meta.prefetches() {
             // Over S3: the metadata of every variable and subgroup here in
             // one round trip.
             let mut keys = Vec::with_capacity(2 * (arrays.len() + subgroups.len()));
@@ -543,6 +689,8 @@ impl Reader<'_, '_> {
             }
             self.meta.prefetch(&keys);
         }
+        // (Bounded: the names came from metadata already in memory.)
+        ds.groups[grp].vars.reserve(arrays.len());
         for name in arrays {
             self.bump()?;
             match self.read_var(ds, grp, &name) {
@@ -564,40 +712,39 @@ impl Reader<'_, '_> {
     fn read_var(&mut self, ds: &mut Dataset, grp: usize, name: &str) -> NcResult<Var> {
         crate::model::check_name(name)?;
         let vk = ds.var_key(grp, name);
-        let zarray = self.meta.get(&join(&vk, ".zarray"))?.ok_or_else(|| {
-            crate::nclog!(Level::Error, "{}/.zarray is missing", vk);
+        let zarray_key = join(&vk, ".zarray");
+        let zattrs_key = join(&vk, ".zattrs");
+        let zarray_text = self.meta.get(&zarray_key)?.ok_or_else(|| {
+            crate::nclog!(Level::Error, "{} is missing", zarray_key);
             NcError::NcZarr
         })?;
-        let zattrs = self.meta.get(&join(&vk, ".zattrs"))?;
-        if zarray
-            .get("zarr_format")
-            .and_then(Value::as_i64)
-            .is_some_and(|f| f != 2)
-        {
+        let zattrs_text = self.meta.get(&zattrs_key)?;
+        let zarray = zarray_text.obj(&zarray_key)?;
+        let zattrs = zattrs_text.as_ref().map(|t| t.obj(&zattrs_key)).transpose()?;
+        if zarray.get::<i64>("zarr_format").is_some_and(|f| f != 2) {
             return Err(NcError::NcZarr);
         }
-        let shape: Vec<usize> = zarray
-            .get("shape")
-            .and_then(Value::as_array)
-            .ok_or(NcError::NcZarr)?
-            .iter()
-            .map(|v| as_usize(v).ok_or(NcError::NcZarr))
-            .collect::<NcResult<_>>()?;
-        let chunks: Vec<usize> = zarray
-            .get("chunks")
-            .and_then(Value::as_array)
-            .ok_or(NcError::NcZarr)?
-            .iter()
-            .map(|v| as_usize(v).filter(|&c| c > 0).ok_or(NcError::NcZarr))
-            .collect::<NcResult<_>>()?;
+        // Lengths as Zarr writes them: JSON integers (a member of another
+        // type, or a negative one, makes the array unreadable).
+        let lengths = |k: &str| -> NcResult<Vec<usize>> {
+            zarray
+                .get::<Vec<u64>>(k)
+                .ok_or(NcError::NcZarr)?
+                .into_iter()
+                .map(|u| usize::try_from(u).map_err(|_| NcError::NcZarr))
+                .collect()
+        };
+        let shape = lengths("shape")?;
+        let chunks = lengths("chunks")?;
+        if chunks.contains(&0) {
+            return Err(NcError::NcZarr);
+        }
         if chunks.len() != shape.len() || shape.len() > crate::types::NC_MAX_VAR_DIMS {
             crate::nclog!(Level::Error, "{}: shape and chunks disagree", vk);
             return Err(NcError::NcZarr);
         }
-        let dt = dtype::parse_nczarr(
-            zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::NcZarr)?,
-            self.legacy,
-        )?;
+        let stored_dtype = zarray.str("dtype").ok_or(NcError::NcZarr)?;
+        let dt = dtype::parse_nczarr(&stored_dtype, self.legacy)?;
         let ty = dt.ty;
         // One chunk must be addressable: elements * size fits in memory limits.
         let elem = match dt.strings {
@@ -616,42 +763,31 @@ impl Reader<'_, '_> {
             return Err(NcError::DimSize);
         }
 
-        let types = self.types_for(&vk, &zattrs)?;
-        let mut atts = read_atts(&zattrs, &types, self.legacy);
-        let ainfo = self.nczarr_info(
-            &vk,
-            ".nczarray",
-            zattrs.as_ref(),
-            Some(&zarray),
-            "_nczarr_array",
-            "_NCZARR_ARRAY",
-        )?;
+        let types = self.types_for(&vk, zattrs.as_ref())?;
+        let mut atts = read_atts(zattrs.as_ref(), &types, self.legacy);
+        let ainfo = self.array_info(&vk, zattrs.as_ref(), &zarray)?;
         let xdims: Option<Vec<String>> = zattrs
             .as_ref()
-            .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
-            .and_then(Value::as_array)
+            .and_then(|a| a.value("_ARRAY_DIMENSIONS"))
+            .and_then(|v| match v {
+                Value::Array(a) => Some(a),
+                _ => None,
+            })
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect());
 
         // Dimensions.
         let mut scalar = false;
         let mut dimids = Vec::new();
         if let (true, Some(info)) = (self.nczarr, &ainfo) {
-            let is_scalar = info.get("scalar").and_then(Value::as_i64).unwrap_or(0) != 0
-                || info.get("storage").and_then(Value::as_str) == Some("scalar");
-            if is_scalar {
+            if info.scalar {
                 scalar = true;
             } else {
-                let refs = info
-                    .get("dimension_references")
-                    .or_else(|| info.get("dimrefs"))
-                    .and_then(Value::as_array)
-                    .ok_or(NcError::NcZarr)?;
+                let refs = info.dimrefs.as_ref().ok_or(NcError::NcZarr)?;
                 if refs.len() != shape.len() {
                     return Err(NcError::NcZarr);
                 }
-                for (i, r) in refs.iter().enumerate() {
-                    let fqn = r.as_str().ok_or(NcError::NcZarr)?;
-                    let d = self.resolve_dim(ds, grp, fqn, shape[i])?;
+                for (fqn, &len) in refs.iter().zip(&shape) {
+                    let d = self.resolve_dim(ds, grp, fqn, len)?;
                     dimids.push(d);
                 }
             }
@@ -678,17 +814,17 @@ impl Reader<'_, '_> {
         var.chunks = if scalar { Vec::new() } else { chunks };
         var.big_endian = dt.big_endian;
         var.native_order = dt.native && ty.size() == 1;
-        var.stored_dtype = zarray.get("dtype").and_then(Value::as_str).map(str::to_string);
+        var.stored_dtype = Some(stored_dtype.into_owned());
         if let Some(l) = dt.strings {
             var.string_layout = l;
         }
-        var.order_f = zarray.get("order").and_then(Value::as_str) == Some("F");
-        var.dim_separator = match zarray.get("dimension_separator").and_then(Value::as_str) {
+        var.order_f = zarray.str("order").as_deref() == Some("F");
+        var.dim_separator = match zarray.str("dimension_separator").as_deref() {
             Some("/") => '/',
             _ => '.',
         };
         // Fill value.
-        match zarray.get("fill_value") {
+        match zarray.value("fill_value").as_ref() {
             None | Some(Value::Null) => {
                 var.no_fill = true;
                 var.fill = vec![0u8; if ty == NcType::String { 0 } else { ty.size() }];
@@ -719,9 +855,8 @@ impl Reader<'_, '_> {
         if let Some(a) = atts.iter_mut().find(|a| a.name == "_FillValue") {
             if a.ty != ty {
                 // Re-type it to the variable type (netcdf-c's hint), when possible.
-                if let Some(Value::Object(o)) = &zattrs
-                    && let Some(v) = o.get("_FillValue")
-                    && let Ok(b) = att_from_json("_FillValue", v, ty)
+                if let Some(v) = zattrs.as_ref().and_then(|o| o.value("_FillValue"))
+                    && let Ok(b) = att_from_json("_FillValue", &v, ty)
                 {
                     *a = b;
                 }
@@ -736,12 +871,12 @@ impl Reader<'_, '_> {
         var.atts = atts;
         var.quantize = crate::quantize::from_atts(&var);
         // Codec chain in encoding order: filters first, then the compressor.
-        if let Some(Value::Array(f)) = zarray.get("filters") {
-            var.codecs.extend(f.iter().cloned());
+        if let Some(Value::Array(f)) = zarray.value("filters") {
+            var.codecs.extend(f);
         }
-        match zarray.get("compressor") {
+        match zarray.value("compressor") {
             None | Some(Value::Null) => {}
-            Some(c) => var.codecs.push(c.clone()),
+            Some(c) => var.codecs.push(c),
         }
         if var.string_layout == StringLayout::VlenUtf8 {
             // The object codec is the string layout itself; it must come first.

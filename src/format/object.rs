@@ -1,0 +1,253 @@
+//! A metadata object read lazily: the members of one JSON object, in order,
+//! each kept as its raw (already checked) JSON text until someone asks for
+//! it. Opening a dataset reads thousands of small `.zarray` / `.zattrs`
+//! objects and uses only a few members of each; building a full
+//! `serde_json::Value` tree of every object (a map, a hash table and an
+//! allocated string per key and per number) was most of the cost of an open.
+#![forbid(unsafe_code)]
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::error::{NcError, NcResult};
+
+/// Past this many members, keys are found through a hash index instead of a
+/// scan (a hostile object may have millions of members).
+const SCAN_LIMIT: usize = 16;
+
+type Index<'t> = HashMap<Cow<'t, str>, usize, foldhash::fast::RandomState>;
+
+/// One JSON object's members in document order. A repeated key keeps its
+/// first position and its last value, as serde_json's ordered map does.
+#[derive(Debug, Default)]
+pub struct Obj<'t> {
+    members: Vec<(Cow<'t, str>, &'t RawValue)>,
+    /// Position of each key, for objects of more than `SCAN_LIMIT` members.
+    index: Option<Index<'t>>,
+}
+
+impl<'t> Obj<'t> {
+    /// Parse the top level of `text`; malformed JSON, or JSON that is not
+    /// an object, is `NC_ENCZARR` (logged with `what`). Depth is bounded by
+    /// serde_json's recursion limit, as for any metadata parse.
+    pub fn parse(text: &'t [u8], what: &str) -> NcResult<Obj<'t>> {
+        Obj::parse_str(utf8(text, what)?, what)
+    }
+
+    /// `parse` of text already known to be UTF-8 (members are then not
+    /// checked again, which a parse from bytes does for each one).
+    pub fn parse_str(text: &'t str, what: &str) -> NcResult<Obj<'t>> {
+        serde_json::from_str::<Obj<'t>>(text).map_err(|e| {
+            crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
+            NcError::NcZarr
+        })
+    }
+
+    /// Whether `text` (valid JSON) is an object.
+    pub fn is_object_text(text: &str) -> bool {
+        text.trim_start().starts_with('{')
+    }
+
+    /// A member's raw JSON text.
+    pub fn raw(&self, key: &str) -> Option<&'t RawValue> {
+        match &self.index {
+            Some(ix) => ix.get(key).map(|&i| self.members[i].1),
+            None => self.members.iter().find(|(k, _)| k == key).map(|&(_, v)| v),
+        }
+    }
+
+    /// A member that is itself an object (None when absent or not an object).
+    pub fn obj(&self, key: &str) -> Option<Obj<'t>> {
+        let raw = self.raw(key)?;
+        serde_json::from_str(raw.get()).ok()
+    }
+
+    /// A member as a JSON tree.
+    pub fn value(&self, key: &str) -> Option<Value> {
+        self.raw(key).and_then(to_value)
+    }
+
+    /// A member as a `T`; None when absent or of another JSON type (the
+    /// lenient reading `Value::as_u64` / `as_str` / ... give).
+    pub fn get<T: Deserialize<'t>>(&self, key: &str) -> Option<T> {
+        serde_json::from_str(self.raw(key)?.get()).ok()
+    }
+
+    /// A string member (escapes decoded).
+    pub fn str(&self, key: &str) -> Option<Cow<'t, str>> {
+        self.get::<Text<'t>>(key).map(|t| t.0)
+    }
+
+    /// The members in document order.
+    pub fn members(&self) -> impl Iterator<Item = (&str, &'t RawValue)> {
+        self.members.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+}
+
+/// Metadata bytes as text; not UTF-8 is `NC_ENCZARR` (JSON is UTF-8).
+pub fn utf8<'t>(bytes: &'t [u8], what: &str) -> NcResult<&'t str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        crate::nclog!(crate::log::Level::Error, "{} is not UTF-8 text: {}", what, e);
+        NcError::NcZarr
+    })
+}
+
+/// A member's JSON tree. Its text was checked when the object was parsed,
+/// so this fails only past the recursion limit (then: absent).
+pub fn to_value(raw: &RawValue) -> Option<Value> {
+    match raw.get() {
+        // (The commonest members, e.g. `"compressor": null`, without a parse.)
+        "null" => Some(Value::Null),
+        text => serde_json::from_str(text).ok(),
+    }
+}
+
+/// A JSON string, borrowed from the document when it has no escapes.
+struct Text<'t>(Cow<'t, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(s.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Obj<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Obj<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Obj<'de>, A::Error> {
+                let mut members: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+                let mut index: Option<Index<'de>> = None;
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    let seen = match &mut index {
+                        Some(ix) => ix.get(&key).copied(),
+                        None => members.iter().position(|(k, _)| *k == key),
+                    };
+                    if let Some(i) = seen {
+                        members[i].1 = value;
+                        continue;
+                    }
+                    if let Some(ix) = &mut index {
+                        ix.insert(key.clone(), members.len());
+                    }
+                    members.push((key, value));
+                    if index.is_none() && members.len() > SCAN_LIMIT {
+                        index = Some(members.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
+                    }
+                }
+                Ok(Obj { members, index })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A JSON object's members as they come, repeated keys included (the
+/// caller decides what a repeated key means).
+pub struct Members<'t>(pub Vec<(Cow<'t, str>, &'t RawValue)>);
+
+impl<'de: 't, 't> Deserialize<'de> for Members<'t> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'t>(std::marker::PhantomData<&'t ()>);
+        impl<'de: 't, 't> Visitor<'de> for V<'t> {
+            type Value = Members<'t>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'t>, A::Error> {
+                let mut members = Vec::new();
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    members.push((key, value));
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_in_order_last_value_wins() {
+        let text = br#"{"b": 1, "a": [1, {"x": 2}], "b": "two", "c\u0041": null}"#;
+        let o = Obj::parse(text, "t").unwrap();
+        let keys: Vec<&str> = o.members().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["b", "a", "cA"]);
+        assert_eq!(o.str("b").as_deref(), Some("two"));
+        assert_eq!(o.value("a"), Some(serde_json::json!([1, {"x": 2}])));
+        assert_eq!(o.get::<u64>("b"), None);
+        assert!(o.raw("missing").is_none());
+    }
+
+    #[test]
+    fn many_repeated_keys_use_the_index() {
+        let mut text = String::from("{");
+        for round in 0..3 {
+            for i in 0..100 {
+                if text.len() > 1 {
+                    text.push(',');
+                }
+                text.push_str(&format!("\"k{i}\": {round}"));
+            }
+        }
+        text.push('}');
+        let o = Obj::parse(text.as_bytes(), "t").unwrap();
+        assert_eq!(o.members().count(), 100);
+        assert_eq!(o.members().next().map(|(k, _)| k), Some("k0"));
+        assert_eq!(o.get::<u64>("k99"), Some(2));
+        assert_eq!(o.get::<u64>("k5"), Some(2));
+        assert!(o.raw("k100").is_none());
+    }
+
+    #[test]
+    fn typed_reads_are_lenient_like_value_accessors() {
+        let o = Obj::parse(br#"{"n": 16, "f": 16.0, "neg": -1, "big": 1e3, "s": "x"}"#, "t").unwrap();
+        assert_eq!(o.get::<u64>("n"), Some(16));
+        assert_eq!(o.get::<u64>("f"), None);
+        assert_eq!(o.get::<u64>("neg"), None);
+        assert_eq!(o.get::<i64>("neg"), Some(-1));
+        assert_eq!(o.get::<u64>("big"), None);
+        assert_eq!(o.get::<u64>("s"), None);
+        assert_eq!(o.get::<Vec<u64>>("n"), None);
+    }
+
+    #[test]
+    fn not_an_object_is_an_error() {
+        assert!(Obj::parse(b"[1]", "t").is_err());
+        assert!(Obj::parse(b"{\"a\": }", "t").is_err());
+        assert!(Obj::parse(b"{} x", "t").is_err());
+        assert!(Obj::is_object_text(" {\"a\": 1}"));
+        assert!(!Obj::is_object_text("5"));
+    }
+}
