@@ -15,6 +15,7 @@ use common::check;
 use netcdf::ffi::att::*;
 use netcdf::ffi::data::*;
 use netcdf::ffi::file::*;
+use netcdf::ffi::filter::nc_def_var_deflate;
 use netcdf::ffi::meta::*;
 use netcdf::storage::file::FileStore;
 use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
@@ -164,4 +165,75 @@ fn pure_zarr_through_s3_equals_directory() {
 #[test]
 fn consolidated_through_s3_equals_directory() {
     same_as_directory("nczarr,consolidated");
+}
+
+/// Reads that fetch several chunks over S3 decode them in the order they
+/// arrive: whatever that order, and with some chunks already in the cache,
+/// every value lands in its place (a subset, a strided read, a whole read).
+#[test]
+fn chunks_decoded_as_they_arrive_land_in_place() {
+    let Some(srv) = server() else { return };
+    let (nz, ny, nx) = (6usize, 10usize, 12usize);
+    let value = |z: usize, y: usize, x: usize| (z * 1000 + y * 100 + x) as i32;
+    let all: Vec<i32> = (0..nz * ny * nx)
+        .map(|i| value(i / (ny * nx), i / nx % ny, i % nx))
+        .collect();
+    let url = format!(
+        "{}/{}/{}/ds.zarr#mode=nczarr,s3",
+        srv.endpoint,
+        srv.bucket,
+        unique("arrival")
+    );
+    let u = c(&url);
+    let (mut ncid, mut v) = (0, 0);
+    // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
+    unsafe {
+        check(nc_create(u.as_ptr(), 0, &mut ncid));
+        let mut dims = [0; 3];
+        for (i, (n, len)) in [("z", nz), ("y", ny), ("x", nx)].into_iter().enumerate() {
+            check(nc_def_dim(ncid, c(n).as_ptr(), len, &mut dims[i]));
+        }
+        check(nc_def_var(ncid, c("v").as_ptr(), 4, 3, dims.as_ptr(), &mut v));
+        let chunks = [2usize, 4, 5];
+        check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+        check(nc_def_var_deflate(ncid, v, 1, 1, 1));
+        check(nc_put_var_int(ncid, v, all.as_ptr()));
+        check(nc_close(ncid));
+
+        check(nc_open(u.as_ptr(), 0, &mut ncid));
+        // A subset across chunk boundaries, no chunk cached yet.
+        let (start, count) = ([1usize, 2, 3], [4usize, 7, 8]);
+        let mut got = vec![0i32; 4 * 7 * 8];
+        check(nc_get_vara_int(
+            ncid,
+            v,
+            start.as_ptr(),
+            count.as_ptr(),
+            got.as_mut_ptr(),
+        ));
+        let want: Vec<i32> = (0..got.len())
+            .map(|i| value(1 + i / 56, 2 + i / 8 % 7, 3 + i % 8))
+            .collect();
+        assert_eq!(got, want, "subset");
+        // Strided: every other z, every third x.
+        let (start, count, stride) = ([0usize, 0, 0], [3usize, 10, 4], [2isize, 1, 3]);
+        let mut got = vec![0i32; 3 * 10 * 4];
+        check(nc_get_vars_int(
+            ncid,
+            v,
+            start.as_ptr(),
+            count.as_ptr(),
+            stride.as_ptr(),
+            got.as_mut_ptr(),
+        ));
+        let want: Vec<i32> = (0..got.len())
+            .map(|i| value(2 * (i / 40), i / 4 % 10, 3 * (i % 4)))
+            .collect();
+        assert_eq!(got, want, "strided");
+        // The whole variable, some of its chunks cached by the reads above.
+        let mut got = vec![0i32; all.len()];
+        check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
+        assert_eq!(got, all, "whole");
+        check(nc_close(ncid));
+    }
 }

@@ -1054,10 +1054,77 @@ pub fn get_vars(
                     let range = convert_runs(data, ft, mt, &rs, &mut sl)?;
                     Ok((fresh.and_then(|d| keep_or_recycle(d, streaming)), range))
                 };
-                let job = |(g, mut bl): (&ReadGroup<'_>, Vec<Block<'_, u8>>)| {
-                    g.chunks.iter().map(|c| chunk_job(c, &mut bl)).collect()
-                };
-                run_jobs(groups.iter().zip(blocks).collect(), job)
+                match prefetched.values().next() {
+                    None => {
+                        let job = |(g, mut bl): (&ReadGroup<'_>, Vec<Block<'_, u8>>)| {
+                            g.chunks.iter().map(|c| chunk_job(c, &mut bl)).collect()
+                        };
+                        run_jobs(groups.iter().zip(blocks).collect(), job)
+                    }
+                    Some((arrivals, _)) => {
+                        // Fetched chunks are decoded in the order they
+                        // arrive, by whichever worker is free (rather than
+                        // each job waiting for its own chunks while others
+                        // have come): the workers idle only when nothing
+                        // has arrived. A chunk is decoded outside its
+                        // group's lock and copied into place under it.
+                        let owner: Vec<(usize, &ChunkWork)> = groups
+                            .iter()
+                            .enumerate()
+                            .flat_map(|(gi, g)| g.chunks.iter().map(move |c| (gi, c)))
+                            .collect();
+                        let mut by_arrival = vec![usize::MAX; prefetched.len()];
+                        let mut others = Vec::new();
+                        for (p, (_, (idx, _))) in owner.iter().enumerate() {
+                            match prefetched.get(idx) {
+                                Some((_, i)) => *by_arrival.get_mut(*i).ok_or(NcError::Internal)? = p,
+                                None => others.push(p),
+                            }
+                        }
+                        let locks: Vec<std::sync::Mutex<Vec<Block<'_, u8>>>> =
+                            blocks.into_iter().map(std::sync::Mutex::new).collect();
+                        let lock = |gi: usize| locks[gi].lock().unwrap_or_else(|p| p.into_inner());
+                        let job = |k: usize| -> (usize, ChunkRead) {
+                            if let Some(&p) = others.get(k) {
+                                let (gi, c) = owner[p];
+                                return (p, chunk_job(c, &mut lock(gi)));
+                            }
+                            let Some((i, fetched)) = arrivals.take_any() else {
+                                return (usize::MAX, Err(NcError::Internal));
+                            };
+                            let Some(&p) = by_arrival.get(i).filter(|&&p| p < owner.len()) else {
+                                return (usize::MAX, Err(NcError::Internal));
+                            };
+                            let (gi, (idx, segs)) = owner[p];
+                            let read = || -> ChunkRead {
+                                let data = spec.load_fetched(idx, fetched)?;
+                                let rs = chunk_runs(&sel, segs)?;
+                                let range = {
+                                    let mut bl = lock(gi);
+                                    let mut sl = carve_runs(&mut bl, mt.size(), &rs)?;
+                                    convert_runs(&data, ft, mt, &rs, &mut sl)?
+                                };
+                                Ok((keep_or_recycle(data, streaming), range))
+                            };
+                            (p, read())
+                        };
+                        let done = run_jobs((0..owner.len()).collect(), job);
+                        // Back in batch order (the cache takes them in it).
+                        let mut ordered: Vec<Option<ChunkRead>> = owner.iter().map(|_| None).collect();
+                        for (p, r) in done {
+                            match ordered.get_mut(p) {
+                                Some(slot) => *slot = Some(r),
+                                None => return Err(r.err().unwrap_or(NcError::Internal)),
+                            }
+                        }
+                        vec![
+                            ordered
+                                .into_iter()
+                                .map(|r| r.unwrap_or(Err(NcError::Internal)))
+                                .collect(),
+                        ]
+                    }
+                }
             }
             MemOut::Str(dst) => {
                 let blocks = split_blocks(dst, 1, &groups)?;

@@ -417,7 +417,10 @@ fn read_atts(zattrs: Option<&Obj>, types: &AttTypes, legacy: bool) -> Vec<Att> {
         if is_hidden_att(name) {
             continue;
         }
-        let Some(v) = object::to_value(raw) else { continue };
+        let Some(v) = object::to_value(raw) else {
+            crate::nclog!(Level::Warn, "attribute {:?} is nested too deeply; skipped", name);
+            continue;
+        };
         let v = &v;
         let att = match types.get(name).as_deref() {
             Some("|J0") => continue,

@@ -58,6 +58,23 @@ impl Arrivals {
         self.ready.notify_all();
     }
 
+    /// Wait for whichever object arrives first of those not taken yet and
+    /// take it; None when every object has been taken.
+    pub fn take_any(&self) -> Option<(usize, Fetched)> {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(i) = slots.iter().position(|s| matches!(s, Slot::Ready(_)))
+                && let Slot::Ready(r) = std::mem::replace(&mut slots[i], Slot::Taken)
+            {
+                return Some((i, r));
+            }
+            if !slots.iter().any(|s| matches!(s, Slot::Pending)) {
+                return None;
+            }
+            slots = self.ready.wait(slots).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
     /// Wait for object `i` and take it.
     pub fn take(&self, i: usize) -> Fetched {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
