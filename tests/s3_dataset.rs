@@ -234,6 +234,12 @@ fn chunks_decoded_as_they_arrive_land_in_place() {
         let mut got = vec![0i32; all.len()];
         check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
         assert_eq!(got, all, "whole");
+        // Again with a cache too small to hold it: the read streams (its
+        // chunks decoded and dropped, none kept).
+        check(nc_set_var_chunk_cache(ncid, v, 64, 1, 0.75));
+        let mut got = vec![0i32; all.len()];
+        check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
+        assert_eq!(got, all, "streamed");
         check(nc_close(ncid));
     }
 }
