@@ -361,6 +361,10 @@ def s3_env(R):
     senv.setdefault("S3TS_PORT", "7590")
     senv.setdefault("S3TS_MON_PORT", "16889")
     senv.setdefault("S3TS_OSD_PORTS", "16900-16999")
+    # The in-memory OSD must hold every store W3 writes (about 2.2 GiB with the
+    # Python engines): a full OSD blocks PUTs for good, which looked like a
+    # context engine hanging in earlier runs.
+    senv.setdefault("NCZ_S3_MEMSTORE_BYTES", str(5 << 30))
     R.s3_server_env = senv
     try:
         p = subprocess.run(["bash", script, "start"], capture_output=True, text=True, cwd=ROOT, timeout=300,
@@ -409,8 +413,7 @@ def w3(R, p, scratch):
                 if with_ctx:
                     ctx = {"zarrs+s3fs": summarise([R.ctx("w1write", "zarrs", s3ctx, codec, *dims, *chunks,
                                                           env_extra=env) for _ in range(R.args.reps)]),
-                           # (tensorstore 0.1.86 has hung writing 256 KiB zstd chunks to radosgw:
-                           # a shorter timeout than the default 900 s keeps the run bounded.)
+                           # (A write that stalls is stopped sooner than the default 900 s.)
                            "tensorstore": summarise([R.ctx("w1write", "tensorstore",
                                                            f"s3://{bucket}/{key}-ts.zarr", codec, *dims, *chunks,
                                                            env_extra=env, timeout=240)

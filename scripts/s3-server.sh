@@ -14,6 +14,8 @@
 #   NCZ_S3_DIR     state dir (default: target/s3-server in the repo)
 #   NCZ_S3_PORT    S3 port on 127.0.0.1 (default 17480)
 #   NCZ_S3_MON_PORT, NCZ_S3_OSD_PORTS  Ceph's ports (default 16790, 16900-16999)
+#   NCZ_S3_MEMSTORE_BYTES  what the in-memory OSD holds (default 2 GiB); once it is
+#                  full the OSD blocks writes, and a PUT then waits forever
 #   (or S3TS_DIR, S3TS_PORT, S3TS_MON_PORT, S3TS_OSD_PORTS, as the shared tool names them)
 #
 # The env file ($NCZ_S3_DIR/env) exports what the tests read:
@@ -30,6 +32,7 @@ dir=${NCZ_S3_DIR:-${S3TS_DIR:-$root/target/s3-server}}
 port=${NCZ_S3_PORT:-${S3TS_PORT:-17480}}
 mon_port=${NCZ_S3_MON_PORT:-${S3TS_MON_PORT:-16790}}
 osd_ports=${NCZ_S3_OSD_PORTS:-${S3TS_OSD_PORTS:-16900-16999}}
+memstore_bytes=${NCZ_S3_MEMSTORE_BYTES:-2147483648}
 ak=NCZARRTESTKEY0000001
 sk=nczarr-test-secret-not-a-real-one
 region=us-east-1
@@ -130,7 +133,7 @@ mon warn on pool no redundancy = false
 mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = $memstore_bytes
 osd memory target = 536870912
 mon data = $dir/mon/\$cluster-\$id
 osd data = $dir/osd/\$cluster-\$id

@@ -133,39 +133,38 @@ impl<'de> Deserialize<'de> for Text<'de> {
     }
 }
 
-impl<'de> Deserialize<'de> for Obj<'de> {
+impl<'de: 't, 't> Deserialize<'de> for Obj<'t> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Obj<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
+        Members::deserialize(d).map(|Members(all)| Obj::from_members(all))
+    }
+}
+
+impl<'t> Obj<'t> {
+    /// One member per key, in the order keys first appear, each with its
+    /// last value (in place: repeated keys are rare).
+    fn from_members(mut all: Vec<(Cow<'t, str>, &'t RawValue)>) -> Obj<'t> {
+        let mut index: Option<Index<'t>> = None;
+        let mut kept = 0;
+        for i in 0..all.len() {
+            let seen = match &index {
+                Some(ix) => ix.get(&all[i].0).copied(),
+                None => all[..kept].iter().position(|(k, _)| *k == all[i].0),
+            };
+            if let Some(j) = seen {
+                all[j].1 = all[i].1;
+                continue;
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Obj<'de>, A::Error> {
-                let mut members: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
-                let mut index: Option<Index<'de>> = None;
-                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-                    let value: &'de RawValue = map.next_value()?;
-                    let seen = match &mut index {
-                        Some(ix) => ix.get(&key).copied(),
-                        None => members.iter().position(|(k, _)| *k == key),
-                    };
-                    if let Some(i) = seen {
-                        members[i].1 = value;
-                        continue;
-                    }
-                    if let Some(ix) = &mut index {
-                        ix.insert(key.clone(), members.len());
-                    }
-                    members.push((key, value));
-                    if index.is_none() && members.len() > SCAN_LIMIT {
-                        index = Some(members.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect());
-                    }
-                }
-                Ok(Obj { members, index })
+            all.swap(kept, i);
+            if let Some(ix) = &mut index {
+                ix.insert(all[kept].0.clone(), kept);
+            }
+            kept += 1;
+            if index.is_none() && kept > SCAN_LIMIT {
+                index = Some(all[..kept].iter().enumerate().map(|(j, (k, _))| (k.clone(), j)).collect());
             }
         }
-        d.deserialize_map(V)
+        all.truncate(kept);
+        Obj { members: all, index }
     }
 }
 
