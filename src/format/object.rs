@@ -160,7 +160,13 @@ impl<'t> Obj<'t> {
             }
             kept += 1;
             if index.is_none() && kept > SCAN_LIMIT {
-                index = Some(all[..kept].iter().enumerate().map(|(j, (k, _))| (k.clone(), j)).collect());
+                index = Some(
+                    all[..kept]
+                        .iter()
+                        .enumerate()
+                        .map(|(j, (k, _))| (k.clone(), j))
+                        .collect(),
+                );
             }
         }
         all.truncate(kept);
