@@ -58,8 +58,9 @@ impl Arrivals {
         self.ready.notify_all();
     }
 
-    /// Wait for whichever object arrives first of those not taken yet and
-    /// take it; None when every object has been taken.
+    /// Wait until some object not taken yet is there and take it (the
+    /// lowest-numbered of those there); None when every object has been
+    /// taken.
     pub fn take_any(&self) -> Option<(usize, Fetched)> {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         loop {
