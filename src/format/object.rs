@@ -21,6 +21,10 @@ use crate::error::{NcError, NcResult};
 /// scan (a hostile object may have millions of members).
 const SCAN_LIMIT: usize = 16;
 
+/// The most members one object may have (a 64 MiB metadata object of tiny
+/// members would otherwise cost ~40 bytes of index per 6 bytes of text).
+const MAX_MEMBERS: usize = 1 << 20;
+
 type Index<'t> = HashMap<Cow<'t, str>, usize, foldhash::fast::RandomState>;
 
 /// One JSON object's members in document order. A repeated key keeps its
@@ -189,6 +193,9 @@ impl<'de: 't, 't> Deserialize<'de> for Members<'t> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'t>, A::Error> {
                 let mut members = Vec::new();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    if members.len() == MAX_MEMBERS {
+                        return Err(de::Error::custom(format_args!("more than {MAX_MEMBERS} members")));
+                    }
                     let value: &'de RawValue = map.next_value()?;
                     members.push((key, value));
                 }
@@ -245,6 +252,19 @@ mod tests {
         assert_eq!(o.get::<u64>("big"), None);
         assert_eq!(o.get::<u64>("s"), None);
         assert_eq!(o.get::<Vec<u64>>("n"), None);
+    }
+
+    #[test]
+    fn too_many_members_is_an_error() {
+        let mut text = String::from("{");
+        for i in 0..=MAX_MEMBERS {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&format!("\"{i}\":0"));
+        }
+        text.push('}');
+        assert!(Obj::parse(text.as_bytes(), "t").is_err());
     }
 
     #[test]
