@@ -68,7 +68,11 @@ impl<'t> Obj<'t> {
 
     /// A member that is itself an object (None when absent or not an object).
     pub fn obj(&self, key: &str) -> Option<Obj<'t>> {
-        let raw = self.raw(key)?;
+        self.raw(key).and_then(Obj::of_raw)
+    }
+
+    /// A member's text read as an object (None when it is not one).
+    pub fn of_raw(raw: &'t RawValue) -> Option<Obj<'t>> {
         serde_json::from_str(raw.get()).ok()
     }
 

@@ -397,8 +397,9 @@ enum AttTypes<'t> {
 
 impl AttTypes<'_> {
     fn of<'t>(zattrs: Option<&Obj<'t>>) -> AttTypes<'t> {
-        let info = zattrs.and_then(|a| a.obj("_nczarr_attr").or_else(|| a.obj("_NCZARR_ATTR")));
-        AttTypes::Inline(info.and_then(|i| i.obj("types")))
+        // (The lower-case key wins when present, an object or not.)
+        let info = zattrs.and_then(|a| a.raw("_nczarr_attr").or_else(|| a.raw("_NCZARR_ATTR")));
+        AttTypes::Inline(info.and_then(Obj::of_raw).and_then(|i| i.obj("types")))
     }
 
     fn get(&self, name: &str) -> Option<Cow<'_, str>> {
@@ -445,6 +446,20 @@ fn read_atts(zattrs: Option<&Obj>, types: &AttTypes, legacy: bool) -> Vec<Att> {
         }
     }
     out
+}
+
+/// Where 4.9.3+ keeps an object's NCZarr information (`name` in `.zattrs`),
+/// else where 4.9.1–4.9.2 (`name`) or 4.9.0 (`upper`) kept it: inside
+/// `.zgroup` / `.zarray`.
+fn info_member<'t>(
+    zattrs: Option<&Obj<'t>>,
+    zobject: Option<&Obj<'t>>,
+    name: &str,
+    upper: &str,
+) -> Option<&'t RawValue> {
+    zattrs
+        .and_then(|a| a.raw(name))
+        .or_else(|| zobject.and_then(|o| o.raw(name).or_else(|| o.raw(upper))))
 }
 
 /// What `_nczarr_array` says: a scalar, or the dimensions by full name.
@@ -514,10 +529,7 @@ impl Reader<'_, '_> {
         if self.v1 {
             return self.meta.get_value(&join(key, v1_object));
         }
-        let found = zattrs
-            .and_then(|a| a.raw(name))
-            .or_else(|| zobject.and_then(|o| o.raw(name).or_else(|| o.raw(upper))));
-        Ok(found.and_then(object::to_value))
+        Ok(info_member(zattrs, zobject, name, upper).and_then(object::to_value))
     }
 
     /// An array's NCZarr information (`_nczarr_array`), wherever its
@@ -530,10 +542,8 @@ impl Reader<'_, '_> {
             };
             return Ok(Some(ArrayInfo::of(Some(&text.obj(&k)?))));
         }
-        let raw = zattrs
-            .and_then(|a| a.raw("_nczarr_array"))
-            .or_else(|| zarray.raw("_nczarr_array").or_else(|| zarray.raw("_NCZARR_ARRAY")));
-        Ok(raw.map(|r| ArrayInfo::of(serde_json::from_str::<Obj>(r.get()).ok().as_ref())))
+        let raw = info_member(zattrs, Some(zarray), "_nczarr_array", "_NCZARR_ARRAY");
+        Ok(raw.map(|r| ArrayInfo::of(Obj::of_raw(r).as_ref())))
     }
 
     fn bump(&mut self) -> NcResult<()> {
