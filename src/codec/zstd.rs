@@ -136,7 +136,19 @@ impl Hdf5Filter for Zstd {
         loop {
             // Into a recycled buffer: fresh memory costs a page fault per 4 KiB.
             let mut out = buffers::take_len(cap);
-            match zstd::zstd_safe::decompress(&mut out[..], &input) {
+            // With a context each thread keeps: a fresh one per chunk is an
+            // allocation of its tables and buffers each time.
+            thread_local! {
+                static WHOLE: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            let r = WHOLE.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut slot) => slot
+                    .get_or_insert_with(zstd::zstd_safe::DCtx::create)
+                    .decompress(&mut out[..], &input),
+                Err(_) => zstd::zstd_safe::decompress(&mut out[..], &input),
+            });
+            match r {
                 Ok(n) => {
                     out.truncate(n);
                     buffers::give(input);
