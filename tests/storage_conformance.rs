@@ -630,8 +630,30 @@ fn file_create_replaces_old_dataset() {
     std::os::unix::fs::symlink(&outside, root.join("v/link")).unwrap();
     // (Entries of the root are removed in parallel: a link there too.)
     std::os::unix::fs::symlink(&outside, root.join("toplink")).unwrap();
+    // Every level is removed in parallel: nested groups of many files, a
+    // link to a directory and a FIFO deep inside (removed, never opened).
+    for g in 0..4 {
+        for v in 0..30 {
+            let d = root.join(format!("g{g}/sub/v{v}"));
+            fs::create_dir_all(&d).unwrap();
+            for c in 0..5 {
+                fs::write(d.join(c.to_string()), vec![g as u8; 5000]).unwrap();
+            }
+        }
+    }
+    std::os::unix::fs::symlink(&outside, root.join("g1/sub/dirlink")).unwrap();
+    std::os::unix::fs::symlink(outside.join("keep"), root.join("g2/sub/v3/filelink")).unwrap();
+    let fifo = root.join("g3/sub/fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let new = FileStore::create(&root, false).unwrap();
     assert_eq!(new.list(&Key::root()).unwrap(), Vec::<String>::new());
+    assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
     assert_eq!(fs::read(outside.join("keep")).unwrap(), b"keep");
     new.put(&k(".zgroup"), b"{\"zarr_format\":2}").unwrap();
 
@@ -644,6 +666,21 @@ fn file_create_replaces_old_dataset() {
         let s = FileStore::create(&r, false).unwrap();
         assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new(), "{marker}");
     }
+}
+
+#[test]
+fn file_create_over_a_too_deep_tree_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("deep.zarr");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join(".zgroup"), b"{}").unwrap();
+    let mut d = root.clone();
+    for _ in 0..140 {
+        d.push("d");
+    }
+    fs::create_dir_all(&d).unwrap();
+    // More levels than the remover walks: an error, not a crash.
+    assert!(FileStore::create(&root, false).is_err());
 }
 
 #[test]

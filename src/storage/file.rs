@@ -327,21 +327,22 @@ fn looks_like_zarr(dir: &Path) -> bool {
     ZARR_MARKERS.iter().any(|m| fs::symlink_metadata(dir.join(m)).is_ok())
 }
 
-/// Remove whatever is at `path` without following a link: a directory tree
-/// (std's `remove_dir_all` never follows links inside it) or a single entry.
-/// Absent is fine.
-/// Remove everything inside `dir` (not `dir` itself), its entries in
-/// parallel on the worker pool: a dataset of many variables is thousands of
-/// files, and replacing it is part of `nc_create`. Links are removed, never
-/// followed.
+/// How deep a tree `clear_dir` and `remove_tree` remove (deeper is an error:
+/// each level is a frame on a worker's stack).
+const MAX_REMOVE_DEPTH: usize = 128;
+
+/// Remove everything inside `dir` (the directory itself stays). The tree is
+/// walked through directory descriptors opened without following links, so a
+/// link inside it is removed, never followed, even if it replaces a directory
+/// meanwhile; the entries of each directory are removed in parallel on the
+/// pool (freeing a large file's pages is most of the cost of removing it).
 fn clear_dir(dir: &Path) -> io::Result<()> {
-    use rayon::prelude::*;
-    let entries: Vec<PathBuf> = fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
-    crate::engine::on_pool(|| entries.par_iter().try_for_each(|p| remove_tree(p)))
+    let fd = open_dir_nofollow(rustix::fs::CWD, dir)?;
+    crate::engine::on_pool(|| clear_at(&fd, 0))
 }
 
+/// Remove `path` and, when it is a directory (not a link to one), everything
+/// under it. Absent is not an error.
 fn remove_tree(path: &Path) -> io::Result<()> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -349,7 +350,12 @@ fn remove_tree(path: &Path) -> io::Result<()> {
         Err(e) => return Err(e),
     };
     let r = if meta.is_dir() {
-        fs::remove_dir_all(path)
+        match open_dir_nofollow(rustix::fs::CWD, path) {
+            Ok(fd) => crate::engine::on_pool(|| clear_at(&fd, 0)).and_then(|()| fs::remove_dir(path)),
+            // Replaced by a link or a file meanwhile: remove that.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => fs::remove_file(path),
+            Err(e) => Err(e),
+        }
     } else {
         fs::remove_file(path)
     };
@@ -357,6 +363,67 @@ fn remove_tree(path: &Path) -> io::Result<()> {
         Err(e) if is_absent(&e) => Ok(()),
         r => r,
     }
+}
+
+fn open_dir_nofollow<P: rustix::path::Arg>(at: impl std::os::fd::AsFd, path: P) -> io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    Ok(rustix::fs::openat(at, path, flags, Mode::empty())?)
+}
+
+fn clear_at(dir: &std::os::fd::OwnedFd, depth: usize) -> io::Result<()> {
+    use rayon::prelude::*;
+    let mut entries = Vec::new();
+    for e in rustix::fs::Dir::read_from(dir)? {
+        let e = e?;
+        let name = e.file_name();
+        if name != c"." && name != c".." {
+            entries.push((name.to_owned(), e.file_type()));
+        }
+    }
+    entries
+        .into_par_iter()
+        .try_for_each(|(name, kind)| remove_at(dir, &name, kind, depth))
+}
+
+fn remove_at(
+    dir: &std::os::fd::OwnedFd,
+    name: &std::ffi::CStr,
+    kind: rustix::fs::FileType,
+    depth: usize,
+) -> io::Result<()> {
+    use rustix::fs::{AtFlags, FileType};
+    use rustix::io::Errno;
+    let absent_ok = |r: rustix::io::Result<()>| match r {
+        Err(Errno::NOENT) => Ok(()),
+        r => r.map_err(io::Error::from),
+    };
+    let kind = match kind {
+        FileType::Unknown => match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => FileType::from_raw_mode(st.st_mode),
+            Err(Errno::NOENT) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        },
+        k => k,
+    };
+    if kind != FileType::Directory {
+        return absent_ok(rustix::fs::unlinkat(dir, name, AtFlags::empty()));
+    }
+    if depth >= MAX_REMOVE_DEPTH {
+        return Err(io::Error::other(format!(
+            "more than {MAX_REMOVE_DEPTH} levels of directories to remove"
+        )));
+    }
+    match open_dir_nofollow(dir, name) {
+        Ok(sub) => clear_at(&sub, depth + 1)?,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
+        // Replaced by a link or a file meanwhile: remove that.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+            return absent_ok(rustix::fs::unlinkat(dir, name, AtFlags::empty()));
+        }
+        Err(e) => return Err(e),
+    }
+    absent_ok(rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR))
 }
 
 impl FileStore {
