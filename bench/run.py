@@ -483,6 +483,7 @@ def targets(row):
         t.append(("pipeline", None))
     elif w == "W1" and op == "write":
         t.append(("zarrs", 1.0))
+        t.append(("pipeline", None))
         if codec == "zlib1+shuffle":
             t.append(("ref", 5.0))
     elif w == "W1" and op == "slab":
@@ -511,6 +512,7 @@ LIMIT_DECODER = {"zlib1+shuffle": "libdeflate-1+shuffle", "zstd1": "zstd-1",
 
 
 PIPELINE_DECODER = dict(LIMIT_DECODER, none="none")
+PIPELINE_ENCODER = {"none": "none", "zstd1": "zstd-1", "blosc-lz4-1+shuffle": "blosc-lz4-1+shuffle"}
 
 
 def pipeline_seconds(row, lim):
@@ -518,7 +520,10 @@ def pipeline_seconds(row, lim):
     best decoder, copy rows into place, on every core): what a read through files costs
     with nothing else done. Not a target: it shows what the issue's limit leaves out."""
     b = row["ours"].get("bytes") or row["ref"].get("bytes")
-    name = f"pipeline {PIPELINE_DECODER.get(row['codec'], '?')}"
+    if row["op"] == "write":
+        name = f"write-pipeline {PIPELINE_ENCODER.get(row['codec'], '?')}"
+    else:
+        name = f"pipeline {PIPELINE_DECODER.get(row['codec'], '?')}"
     rate = [v for (n, _t), v in (lim or {}).items() if n == name]
     return b / 1048576 / rate[0] if b and rate else None
 
@@ -597,7 +602,8 @@ def ratio_and_targets(row, lim):
         if kind == "pipeline":
             p = pipeline_seconds(row, lim)
             if p is not None and ours is not None:
-                out.append(f"plain-C read {fmt_t(p)} (ours at {p / ours:.2f} of its speed)")
+                what = "plain-C write to a fresh directory" if row["op"] == "write" else "plain-C read"
+                out.append(f"{what} {fmt_t(p)} (ours at {p / ours:.2f} of its speed)")
             continue
         if kind == "gets":
             req = row["ours"].get("requests") or {}
