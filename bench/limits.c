@@ -313,33 +313,57 @@ static void codec_rate(int codec, int dec, int threads, int iters) {
                (double)j[0].csize / CHUNK);
 }
 
-/* ---- pipeline: a whole W1-layout read through files, the plain way ---- */
+/* ---- pipelines: whole W1-layout reads and writes through files, the plain way ---- */
 #define PNX 1024 /* the array's y and x extent; chunks are 16 x 256 x 256 */
-struct pipe {
+#define ROWS (16 * 256) /* rows of 256 floats (1 KiB) in a chunk */
+
+/* Row r (z * 256 + y) of chunk k in the (NZ, 1024, 1024) array: chunks in C
+ * order, 4 x 4 of them per 16 planes. */
+static float *chunk_row(float *array, int k, size_t r) {
+    size_t x0 = (size_t)(k % 4) * 256, y0 = (size_t)(k / 4 % 4) * 256, z0 = (size_t)(k / 16) * 16;
+    return array + ((z0 + r / 256) * PNX + y0 + r % 256) * PNX + x0;
+}
+/* The 1024 rows of chunk k from row r0, as buffers for preadv/writev. */
+static void chunk_iov(float *array, int k, size_t r0, struct iovec *iov) {
+    for (size_t r = 0; r < 1024; r++) iov[r] = (struct iovec){chunk_row(array, k, r0 + r), 1024};
+}
+
+struct pjob {
     const char *dir;
     int codec, use_mmap, nchunks;
     float *array;
     int *next;
     int failed;
 };
-static void chunk_origin(int k, size_t *z0, size_t *y0, size_t *x0) {
-    *x0 = (size_t)(k % 4) * 256;
-    *y0 = (size_t)(k / 4 % 4) * 256;
-    *z0 = (size_t)(k / 16) * 16;
+static int next_chunk(struct pjob *p) { return __atomic_fetch_add(p->next, 1, __ATOMIC_RELAXED); }
+
+/* Runs `run` on `cores` threads over one shared chunk counter: seconds taken. */
+static double par_chunks(int cores, void *(*run)(void *), struct pjob proto, int *failed) {
+    pthread_t t[64];
+    struct pjob p[64];
+    int next = 0;
+    proto.next = &next;
+    double t0 = now();
+    for (int i = 0; i < cores; i++) {
+        p[i] = proto;
+        pthread_create(&t[i], NULL, run, &p[i]);
+    }
+    for (int i = 0; i < cores; i++) {
+        pthread_join(t[i], NULL);
+        *failed |= p[i].failed;
+    }
+    return now() - t0;
 }
+
 static void *pipe_run(void *a) {
-    struct pipe *p = a;
+    struct pjob *p = a;
     size_t cap = CHUNK + CHUNK / 8 + 65536;
     unsigned char *comp = touched(cap), *tmp = touched(CHUNK), *out = touched(CHUNK);
     void *dec = p->codec == C_DEFLATE ? (void *)libdeflate_alloc_decompressor()
                 : p->codec == C_ZSTD  ? (void *)ZSTD_createDCtx()
                                       : NULL;
     char path[4096];
-    for (;;) {
-        int k = __atomic_fetch_add(p->next, 1, __ATOMIC_RELAXED);
-        if (k >= p->nchunks) break;
-        size_t z0, y0, x0;
-        chunk_origin(k, &z0, &y0, &x0);
+    for (int k; (k = next_chunk(p)) < p->nchunks;) {
         snprintf(path, sizeof path, "%s/%d", p->dir, k);
         int fd = open(path, O_RDONLY);
         struct stat st;
@@ -351,15 +375,9 @@ static void *pipe_run(void *a) {
         size_t n = (size_t)st.st_size;
         if (p->codec < 0) { /* no codec: the rows straight into place, IOV_MAX at a time */
             struct iovec iov[1024];
-            off_t off = 0;
-            for (int r0 = 0; r0 < 16 * 256; r0 += 1024) {
-                for (int r = 0; r < 1024; r++) {
-                    size_t z = (size_t)(r0 + r) / 256, y = (size_t)(r0 + r) % 256;
-                    iov[r].iov_base = p->array + ((z0 + z) * PNX + y0 + y) * PNX + x0;
-                    iov[r].iov_len = 1024;
-                }
-                if (preadv(fd, iov, 1024, off) != 1024 * 1024) p->failed = 1;
-                off += 1024 * 1024;
+            for (size_t r0 = 0; r0 < ROWS; r0 += 1024) {
+                chunk_iov(p->array, k, r0, iov);
+                if (preadv(fd, iov, 1024, (off_t)r0 * 1024) != 1024 * 1024) p->failed = 1;
             }
             close(fd);
             continue;
@@ -386,10 +404,7 @@ static void *pipe_run(void *a) {
         if (decode(p->codec, in, n, tmp, out, dec) != 0) p->failed = 1;
         if (map) munmap(map, n);
         close(fd);
-        const float *src = (const float *)out;
-        for (size_t z = 0; z < 16; z++)
-            for (size_t y = 0; y < 256; y++)
-                memcpy(p->array + ((z0 + z) * PNX + y0 + y) * PNX + x0, src + (z * 256 + y) * 256, 1024);
+        for (size_t r = 0; r < ROWS; r++) memcpy(chunk_row(p->array, k, r), out + r * 1024, 1024);
     }
     if (p->codec == C_DEFLATE) libdeflate_free_decompressor(dec);
     if (p->codec == C_ZSTD) ZSTD_freeDCtx(dec);
@@ -398,8 +413,61 @@ static void *pipe_run(void *a) {
     free(out);
     return NULL;
 }
-/* Writes the chunk files of `codec` (-1: none) under scratch, reads them back
- * into `array` with every core, best of 3, and removes them. */
+
+static void *wpipe_run(void *a) {
+    struct pjob *p = a;
+    size_t cap = CHUNK + CHUNK / 8 + 65536;
+    unsigned char *comp = touched(cap), *tmp = touched(CHUNK), *chunk = touched(CHUNK);
+    void *enc = p->codec == C_ZSTD ? (void *)ZSTD_createCCtx() : NULL;
+    char path[4096];
+    for (int k; (k = next_chunk(p)) < p->nchunks;) {
+        snprintf(path, sizeof path, "%s/%d", p->dir, k);
+        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+        if (fd < 0) {
+            p->failed = 1;
+            continue;
+        }
+        if (p->codec < 0) { /* no codec: the rows straight from the array, IOV_MAX at a time */
+            struct iovec iov[1024];
+            for (size_t r0 = 0; r0 < ROWS; r0 += 1024) {
+                chunk_iov(p->array, k, r0, iov);
+                if (writev(fd, iov, 1024) != 1024 * 1024) p->failed = 1;
+            }
+        } else {
+            for (size_t r = 0; r < ROWS; r++) memcpy(chunk + r * 1024, chunk_row(p->array, k, r), 1024);
+            size_t n = encode(p->codec, chunk, tmp, comp, cap, enc);
+            if (n == 0 || write(fd, comp, n) != (ssize_t)n) p->failed = 1;
+        }
+        close(fd);
+    }
+    if (p->codec == C_ZSTD) ZSTD_freeCCtx(enc);
+    free(comp);
+    free(tmp);
+    free(chunk);
+    return NULL;
+}
+
+static void remove_chunks(const char *dir, int nchunks) {
+    char path[4200];
+    for (int i = 0; i < nchunks; i++) {
+        snprintf(path, sizeof path, "%s/%d", dir, i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void emit_pipeline(const char *kind, int codec, int failed, int cores, int nchunks, double secs) {
+    char name[128];
+    snprintf(name, sizeof name, "%s %s", kind, codec < 0 ? "none" : cname[codec]);
+    if (failed)
+        fprintf(stderr, "%s: failed\n", name);
+    else
+        emit(name, cores, (double)nchunks * CHUNK, secs);
+}
+
+/* Writes the chunk files of `codec` (-1: none) under scratch (chunk k holds
+ * field chunk k % NCH: sizes and contents as in W1), reads them back into
+ * `array` with every core, best of 3, and removes them. */
 static void pipeline(const char *scratch, int codec, float *array, size_t mib, int cores) {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/limits-pipeline-%d", scratch, (int)getpid());
@@ -413,19 +481,15 @@ static void pipeline(const char *scratch, int codec, float *array, size_t mib, i
     void *enc = codec == C_DEFLATE ? (void *)libdeflate_alloc_compressor(1)
                 : codec == C_ZSTD  ? (void *)ZSTD_createCCtx()
                                    : NULL;
-    /* Chunk k holds field chunk k % NCH: sizes and contents as in W1. */
-    size_t clen[NCH];
     for (int k = 0; k < NCH; k++) {
-        unsigned char *c = malloc(cap);
-        clen[k] = codec < 0 ? CHUNK : encode(codec, raw[k], tmp, c, cap, enc);
+        size_t clen = codec < 0 ? CHUNK : encode(codec, raw[k], tmp, comp, cap, enc);
+        const unsigned char *src = codec < 0 ? raw[k] : comp;
         for (int i = k; i < nchunks; i += NCH) {
             snprintf(path, sizeof path, "%s/%d", dir, i);
             int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-            const unsigned char *src = codec < 0 ? raw[k] : c;
-            if (fd < 0 || write(fd, src, clen[k]) != (ssize_t)clen[k]) perror(path);
+            if (fd < 0 || write(fd, src, clen) != (ssize_t)clen) perror(path);
             if (fd >= 0) close(fd);
         }
-        free(c);
     }
     if (codec == C_DEFLATE) libdeflate_free_compressor(enc);
     if (codec == C_ZSTD) ZSTD_freeCCtx(enc);
@@ -435,101 +499,23 @@ static void pipeline(const char *scratch, int codec, float *array, size_t mib, i
         double best = 1e9;
         int failed = 0;
         for (int r = 0; r < 3; r++) {
-            pthread_t t[64];
-            struct pipe p[64];
-            int next = 0;
-            double t0 = now();
-            for (int i = 0; i < cores; i++) {
-                p[i] = (struct pipe){dir, codec, use_mmap, nchunks, array, &next, 0};
-                pthread_create(&t[i], NULL, pipe_run, &p[i]);
-            }
-            for (int i = 0; i < cores; i++) {
-                pthread_join(t[i], NULL);
-                failed |= p[i].failed;
-            }
-            double s = now() - t0;
+            double s = par_chunks(cores, pipe_run, (struct pjob){dir, codec, use_mmap, nchunks, array, NULL, 0},
+                                  &failed);
             if (s < best) best = s;
         }
-        char name[128];
-        snprintf(name, sizeof name, "%s %s", use_mmap ? "pipeline-mmap" : "pipeline",
-                 codec < 0 ? "none" : cname[codec]);
-        if (failed)
-            fprintf(stderr, "%s: failed\n", name);
-        else
-            emit(name, cores, (double)nchunks * CHUNK, best);
+        emit_pipeline(use_mmap ? "pipeline-mmap" : "pipeline", codec, failed, cores, nchunks, best);
     }
-    for (int i = 0; i < nchunks; i++) {
-        snprintf(path, sizeof path, "%s/%d", dir, i);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_chunks(dir, nchunks);
 }
 
-/* ---- write pipeline: the whole W1-layout write through files, the plain way ---- */
-struct wpipe {
-    const char *dir;
-    int codec, nchunks;
-    const float *array;
-    int *next;
-    int failed;
-};
-static void *wpipe_run(void *a) {
-    struct wpipe *p = a;
-    size_t cap = CHUNK + CHUNK / 8 + 65536;
-    unsigned char *comp = touched(cap), *tmp = touched(CHUNK), *chunk = touched(CHUNK);
-    void *enc = p->codec == C_ZSTD ? (void *)ZSTD_createCCtx() : NULL;
-    char path[4096];
-    for (;;) {
-        int k = __atomic_fetch_add(p->next, 1, __ATOMIC_RELAXED);
-        if (k >= p->nchunks) break;
-        size_t z0, y0, x0;
-        chunk_origin(k, &z0, &y0, &x0);
-        snprintf(path, sizeof path, "%s/%d", p->dir, k);
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
-        if (fd < 0) {
-            p->failed = 1;
-            continue;
-        }
-        if (p->codec < 0) { /* no codec: the rows straight from the array, IOV_MAX at a time */
-            struct iovec iov[1024];
-            for (int r0 = 0; r0 < 16 * 256; r0 += 1024) {
-                for (int r = 0; r < 1024; r++) {
-                    size_t z = (size_t)(r0 + r) / 256, y = (size_t)(r0 + r) % 256;
-                    iov[r].iov_base = (void *)(p->array + ((z0 + z) * PNX + y0 + y) * PNX + x0);
-                    iov[r].iov_len = 1024;
-                }
-                if (writev(fd, iov, 1024) != 1024 * 1024) p->failed = 1;
-            }
-        } else {
-            float *dst = (float *)chunk;
-            for (size_t z = 0; z < 16; z++)
-                for (size_t y = 0; y < 256; y++)
-                    memcpy(dst + (z * 256 + y) * 256, p->array + ((z0 + z) * PNX + y0 + y) * PNX + x0, 1024);
-            size_t n = encode(p->codec, chunk, tmp, comp, cap, enc);
-            if (n == 0 || write(fd, comp, n) != (ssize_t)n) p->failed = 1;
-        }
-        close(fd);
-    }
-    if (p->codec == C_ZSTD) ZSTD_freeCCtx(enc);
-    free(comp);
-    free(tmp);
-    free(chunk);
-    return NULL;
-}
 /* Fills `array` with W1's chunks (chunk k holds field chunk k % NCH), writes it
  * as chunk files of `codec` (-1: none) with every core, best of 3, removing the
  * files after each run (untimed). */
 static void write_pipeline(const char *scratch, int codec, float *array, size_t mib, int cores) {
-    char dir[4096], path[4200];
+    char dir[4096];
     int nchunks = (int)(mib / 4);
-    for (int k = 0; k < nchunks; k++) {
-        size_t z0, y0, x0;
-        chunk_origin(k, &z0, &y0, &x0);
-        const float *src = (const float *)raw[k % NCH];
-        for (size_t z = 0; z < 16; z++)
-            for (size_t y = 0; y < 256; y++)
-                memcpy(array + ((z0 + z) * PNX + y0 + y) * PNX + x0, src + (z * 256 + y) * 256, 1024);
-    }
+    for (int k = 0; k < nchunks; k++)
+        for (size_t r = 0; r < ROWS; r++) memcpy(chunk_row(array, k, r), raw[k % NCH] + r * 1024, 1024);
     snprintf(dir, sizeof dir, "%s/limits-write-pipeline-%d", scratch, (int)getpid());
     double best = 1e9;
     int failed = 0;
@@ -538,32 +524,11 @@ static void write_pipeline(const char *scratch, int codec, float *array, size_t 
             perror(dir);
             return;
         }
-        pthread_t t[64];
-        struct wpipe p[64];
-        int next = 0;
-        double t0 = now();
-        for (int i = 0; i < cores; i++) {
-            p[i] = (struct wpipe){dir, codec, nchunks, array, &next, 0};
-            pthread_create(&t[i], NULL, wpipe_run, &p[i]);
-        }
-        for (int i = 0; i < cores; i++) {
-            pthread_join(t[i], NULL);
-            failed |= p[i].failed;
-        }
-        double s = now() - t0;
+        double s = par_chunks(cores, wpipe_run, (struct pjob){dir, codec, 0, nchunks, array, NULL, 0}, &failed);
         if (s < best) best = s;
-        for (int i = 0; i < nchunks; i++) {
-            snprintf(path, sizeof path, "%s/%d", dir, i);
-            unlink(path);
-        }
-        rmdir(dir);
+        remove_chunks(dir, nchunks);
     }
-    char name[128];
-    snprintf(name, sizeof name, "write-pipeline %s", codec < 0 ? "none" : cname[codec]);
-    if (failed)
-        fprintf(stderr, "%s: failed\n", name);
-    else
-        emit(name, cores, (double)nchunks * CHUNK, best);
+    emit_pipeline("write-pipeline", codec, failed, cores, nchunks, best);
 }
 
 #define NARRAYS 2000
