@@ -900,6 +900,33 @@ mod s3 {
     }
 
     #[test]
+    fn s3_signed_and_unsigned_payloads() {
+        // The server checks a signed body's SHA-256; an unsigned one is sent
+        // as UNSIGNED-PAYLOAD. Both must store what was written.
+        let Some(srv) = server() else { return };
+        for sign in [true, false] {
+            let cfg = srv.config(&srv.bucket, &srv.unique(&format!("sign{sign}")), true);
+            let opts = S3Options {
+                sign_payload: Some(sign),
+                multipart_threshold: 5 << 20,
+                part_size: 5 << 20,
+                ..S3Options::default()
+            };
+            let s = Cleanup(S3Store::create(&cfg, true, opts).unwrap());
+            let small = b"{\"zarr_format\": 2}".to_vec();
+            let big: Vec<u8> = (0..(6u32 << 20)).map(|i| (i % 253) as u8).collect();
+            s.0.put(&k(".zgroup"), &small).unwrap();
+            s.0.put(&k("v/0"), &big).unwrap(); // multipart
+            assert_eq!(s.0.get(&k(".zgroup"), 100).unwrap(), Some(small), "sign {sign}");
+            assert_eq!(
+                s.0.get(&k("v/0"), u64::MAX).unwrap().as_deref(),
+                Some(&big[..]),
+                "sign {sign}"
+            );
+        }
+    }
+
+    #[test]
     fn s3_multipart_and_batches() {
         let Some(srv) = server() else { return };
         let cfg = srv.config(&srv.bucket, &srv.unique("multipart"), true);

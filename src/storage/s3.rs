@@ -133,6 +133,12 @@ pub struct S3Options {
     /// Part size of multipart uploads (`NCZARR_S3_PART_SIZE`, default 16 MiB,
     /// at least 5 MiB, S3's minimum).
     pub part_size: usize,
+    /// Whether request bodies are part of the SigV4 signature
+    /// (`NCZARR_S3_SIGN_PAYLOAD=1` or `0`). By default (`None`) they are only
+    /// over plain HTTP to another machine: over HTTPS, TLS already guards
+    /// them (what the AWS SDKs do), and on this machine nothing sits in
+    /// between; a signed body costs a SHA-256 of every byte at both ends.
+    pub sign_payload: Option<bool>,
 }
 
 impl Default for S3Options {
@@ -145,6 +151,7 @@ impl Default for S3Options {
             concurrency: 32,
             multipart_threshold: 64 << 20,
             part_size: 16 << 20,
+            sign_payload: None,
         }
     }
 }
@@ -176,8 +183,33 @@ impl S3Options {
             concurrency: num("NCZARR_S3_CONCURRENCY", d.concurrency).clamp(1, 1024),
             multipart_threshold: num("NCZARR_S3_MULTIPART_THRESHOLD", d.multipart_threshold).max(MIN_PART),
             part_size: num("NCZARR_S3_PART_SIZE", d.part_size).max(MIN_PART),
+            sign_payload: match std::env::var("NCZARR_S3_SIGN_PAYLOAD").as_deref().map(str::trim) {
+                Ok("1") => Some(true),
+                Ok("0") => Some(false),
+                _ => d.sign_payload,
+            },
         }
     }
+}
+
+/// Whether SigV4 should cover request bodies for `endpoint` (None: AWS
+/// itself, over HTTPS): only plain HTTP to a host other than this machine.
+fn sign_payload_by_default(endpoint: Option<&str>) -> bool {
+    let Some(rest) = endpoint.and_then(|e| {
+        let scheme = e.get(..7)?;
+        scheme.eq_ignore_ascii_case("http://").then(|| &e[7..])
+    }) else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit('@').next().unwrap_or("");
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    let loopback =
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    !loopback
 }
 
 /// A dataset below a key prefix of an S3 bucket.
@@ -285,6 +317,11 @@ impl S3Store {
             .with_region(&cfg.region)
             .with_virtual_hosted_style_request(cfg.virtual_hosted)
             .with_retry(retry)
+            .with_unsigned_payload(
+                !opts
+                    .sign_payload
+                    .unwrap_or_else(|| sign_payload_by_default(cfg.endpoint.as_deref())),
+            )
             .with_client_options(client_opts);
         if let Some(e) = &cfg.endpoint {
             b = b.with_endpoint(e);
@@ -765,3 +802,35 @@ const _: fn() = || {
     fn is_sync<T: Send + Sync>() {}
     is_sync::<S3Store>();
 };
+
+#[cfg(test)]
+mod tests {
+    use super::sign_payload_by_default as signed;
+
+    #[test]
+    fn payloads_are_signed_only_over_plain_http_to_another_machine() {
+        assert!(!signed(None)); // AWS, over HTTPS
+        assert!(!signed(Some("https://s3.example.org")));
+        assert!(!signed(Some("https://10.0.0.5:9000/")));
+        for local in [
+            "http://127.0.0.1:17480",
+            "http://127.9.9.9/",
+            "http://localhost:9000",
+            "http://LOCALHOST",
+            "http://[::1]:9000/x",
+            "http://user@127.0.0.1:80",
+        ] {
+            assert!(!signed(Some(local)), "{local}");
+        }
+        for remote in [
+            "http://10.0.0.5:9000",
+            "http://minio.internal",
+            "http://[2001:db8::1]:9000",
+            "http://localhost.example.org",
+            "http://127.0.0.1.example.org",
+            "HTTP://10.0.0.5",
+        ] {
+            assert!(signed(Some(remote)), "{remote}");
+        }
+    }
+}
