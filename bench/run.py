@@ -516,9 +516,10 @@ PIPELINE_ENCODER = {"none": "none", "zstd1": "zstd-1", "blosc-lz4-1+shuffle": "b
 
 
 def pipeline_seconds(row, lim):
-    """The same full read done the plain way in C by `limits` (open, read, decode with the
-    best decoder, copy rows into place, on every core): what a read through files costs
-    with nothing else done. Not a target: it shows what the issue's limit leaves out."""
+    """The same W1 full read (open, read, decode with the best decoder, copy rows into place)
+    or write (gather rows, encode, write a new file) done the plain way in C by `limits` on
+    every core: what it costs through files with nothing else done. Not a target: it shows
+    what the issue's limit leaves out and how close ours is."""
     b = row["ours"].get("bytes") or row["ref"].get("bytes")
     if row["op"] == "write":
         name = f"write-pipeline {PIPELINE_ENCODER.get(row['codec'], '?')}"
@@ -753,7 +754,8 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
                      "chunk file, reads it, decodes it with the best decoder and copies its rows into place "
                      "(none: preadv of the rows into place); `pipeline-mmap` maps the file instead of reading "
                      "it. It pays what the limit leaves out: reading the file and the decoder's output "
-                     "leaving the cache.")
+                     "leaving the cache. `write-pipeline` is the W1 write the same way (gather a chunk's rows, "
+                     "encode, write a new file; none: writev of the rows) into a fresh directory.")
     return "\n".join(lines) + "\n"
 
 
