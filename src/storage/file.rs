@@ -342,27 +342,25 @@ fn clear_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Remove `path` and, when it is a directory (not a link to one), everything
-/// under it. Absent is not an error.
+/// under it. Absent is not an error. The entry is removed through its
+/// parent's descriptor as `clear_dir` removes the entries it walks.
 fn remove_tree(path: &Path) -> io::Result<()> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if is_absent(&e) => return Ok(()),
-        Err(e) => return Err(e),
+    use rustix::fs::{Mode, OFlags};
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::new(ErrorKind::InvalidInput, "no entry to remove"));
     };
-    let r = if meta.is_dir() {
-        match open_dir_nofollow(rustix::fs::CWD, path) {
-            Ok(fd) => crate::engine::on_pool(|| clear_at(&fd, 0)).and_then(|()| fs::remove_dir(path)),
-            // Replaced by a link or a file meanwhile: remove that.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => fs::remove_file(path),
-            Err(e) => Err(e),
-        }
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
     } else {
-        fs::remove_file(path)
+        parent
     };
-    match r {
-        Err(e) if is_absent(&e) => Ok(()),
-        r => r,
-    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let dir = match rustix::fs::openat(rustix::fs::CWD, parent, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    remove_at(&dir, name, rustix::fs::FileType::Unknown, 0)
 }
 
 fn open_dir_nofollow<P: rustix::path::Arg>(at: impl std::os::fd::AsFd, path: P) -> io::Result<std::os::fd::OwnedFd> {
@@ -383,12 +381,14 @@ fn clear_at(dir: &std::os::fd::OwnedFd, depth: usize) -> io::Result<()> {
     }
     entries
         .into_par_iter()
-        .try_for_each(|(name, kind)| remove_at(dir, &name, kind, depth))
+        .try_for_each(|(name, kind)| remove_at(dir, name.as_c_str(), kind, depth))
 }
 
-fn remove_at(
+/// Remove the entry `name` of `dir` (of type `kind`, or `Unknown`), a
+/// directory with everything under it, its entries in parallel on the pool.
+fn remove_at<P: rustix::path::Arg + Copy>(
     dir: &std::os::fd::OwnedFd,
-    name: &std::ffi::CStr,
+    name: P,
     kind: rustix::fs::FileType,
     depth: usize,
 ) -> io::Result<()> {
@@ -415,7 +415,8 @@ fn remove_at(
         )));
     }
     match open_dir_nofollow(dir, name) {
-        Ok(sub) => clear_at(&sub, depth + 1)?,
+        // (On a pool worker already, `on_pool` runs it in place.)
+        Ok(sub) => crate::engine::on_pool(|| clear_at(&sub, depth + 1))?,
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
         // Replaced by a link or a file meanwhile: remove that.
         Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
