@@ -15,6 +15,19 @@ use crate::log::Level;
 #[derive(Debug)]
 pub struct Zstd;
 
+/// Run `f` with the decoding context this thread keeps for whole and ranged
+/// decodes (made on first use); None when it is already in use.
+fn with_dctx<R>(f: impl FnOnce(&mut zstd::zstd_safe::DCtx<'static>) -> R) -> Option<R> {
+    thread_local! {
+        static DCTX: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    DCTX.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        Some(f(slot.get_or_insert_with(zstd::zstd_safe::DCtx::create)))
+    })
+}
+
 /// The level range netcdf-c's `nc_def_var_zstandard` accepts.
 pub const MIN_LEVEL: i32 = -131072;
 pub const MAX_LEVEL: i32 = 22;
@@ -85,10 +98,7 @@ impl Hdf5Filter for Zstd {
         start: usize,
         out: &mut [u8],
     ) -> Option<NcResult<()>> {
-        use zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
-        thread_local! {
-            static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
-        }
+        use zstd::zstd_safe::{DParameter, InBuffer, OutBuffer, ResetDirective};
         let end = start.checked_add(out.len())?;
         if end > chunk_len || end == 0 {
             return None;
@@ -96,9 +106,7 @@ impl Hdf5Filter for Zstd {
         // The decoder's window never needs to exceed the chunk.
         let window_log = (usize::BITS - (chunk_len - 1).leading_zeros()).clamp(10, 31);
         let mut prefix = buffers::take_len(end);
-        let done = DCTX.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let dctx = slot.get_or_insert_with(DCtx::create);
+        let done = with_dctx(|dctx| {
             dctx.reset(ResetDirective::SessionAndParameters).ok()?;
             dctx.set_parameter(DParameter::WindowLogMax(window_log)).ok()?;
             let mut inb = InBuffer::around(input);
@@ -116,7 +124,8 @@ impl Hdf5Filter for Zstd {
                 }
             }
             None
-        });
+        })
+        .flatten();
         let r = done.map(|()| {
             out.copy_from_slice(&prefix[start..end]);
             Ok(())
@@ -136,18 +145,14 @@ impl Hdf5Filter for Zstd {
         loop {
             // Into a recycled buffer: fresh memory costs a page fault per 4 KiB.
             let mut out = buffers::take_len(cap);
-            // With a context each thread keeps: a fresh one per chunk is an
-            // allocation of its tables and buffers each time.
-            thread_local! {
-                static WHOLE: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
-                    const { std::cell::RefCell::new(None) };
-            }
-            let r = WHOLE.with(|cell| match cell.try_borrow_mut() {
-                Ok(mut slot) => slot
-                    .get_or_insert_with(zstd::zstd_safe::DCtx::create)
-                    .decompress(&mut out[..], &input),
-                Err(_) => zstd::zstd_safe::decompress(&mut out[..], &input),
-            });
+            // With the context this thread keeps: a fresh one per chunk is an
+            // allocation of its tables and buffers each time. (Its parameters
+            // from a ranged decode are reset: the whole decode takes none.)
+            let r = with_dctx(|d| {
+                d.reset(zstd::zstd_safe::ResetDirective::SessionAndParameters)?;
+                d.decompress(&mut out[..], &input)
+            })
+            .unwrap_or_else(|| zstd::zstd_safe::decompress(&mut out[..], &input));
             match r {
                 Ok(n) => {
                     out.truncate(n);
