@@ -345,7 +345,6 @@ fn clear_dir(dir: &Path) -> io::Result<()> {
 /// under it. Absent is not an error. The entry is removed through its
 /// parent's descriptor as `clear_dir` removes the entries it walks.
 fn remove_tree(path: &Path) -> io::Result<()> {
-    use rustix::fs::{Mode, OFlags};
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(io::Error::new(ErrorKind::InvalidInput, "no entry to remove"));
     };
@@ -354,13 +353,22 @@ fn remove_tree(path: &Path) -> io::Result<()> {
     } else {
         parent
     };
+    match open_dir_following(parent)? {
+        Some(dir) => remove_at(&dir, name, rustix::fs::FileType::Unknown, 0),
+        None => Ok(()),
+    }
+}
+
+/// The directory at `path`, links followed; None when it is absent (or a
+/// prefix of it is a file).
+fn open_dir_following(path: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
+    use rustix::fs::{Mode, OFlags};
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let dir = match rustix::fs::openat(rustix::fs::CWD, parent, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(()),
-        Err(e) => return Err(e.into()),
-    };
-    remove_at(&dir, name, rustix::fs::FileType::Unknown, 0)
+    match rustix::fs::openat(rustix::fs::CWD, path, flags, Mode::empty()) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn open_dir_nofollow<P: rustix::path::Arg>(at: impl std::os::fd::AsFd, path: P) -> io::Result<std::os::fd::OwnedFd> {
@@ -861,16 +869,11 @@ impl Store for FileStore {
         self.check_writable()?;
         let path = self.path_of(key)?;
         if key.is_root() {
-            let entries = match fs::read_dir(&path) {
-                Ok(it) => it,
-                Err(e) if is_absent(&e) => return Ok(()),
-                Err(e) => return Err(io_error(Op::Delete, "read directory", &path, &e)),
-            };
-            for entry in entries {
-                let entry = entry.map_err(|e| io_error(Op::Delete, "read directory", &path, &e))?;
-                let child = entry.path();
-                remove_tree(&child).map_err(|e| io_error(Op::Delete, "remove", &child, &e))?;
-            }
+            // Everything under the root (a link as the root is followed, as
+            // opening the dataset does); the walk of `clear_dir`.
+            let root = open_dir_following(&path).map_err(|e| io_error(Op::Delete, "read directory", &path, &e))?;
+            let Some(root) = root else { return Ok(()) };
+            crate::engine::on_pool(|| clear_at(&root, 0)).map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
             self.mark_dirty(&path);
             return Ok(());
         }
