@@ -10,9 +10,10 @@ set -euo pipefail
 
 # Debian packages: build tools, Debian's ncdump/ncgen/nccopy (netcdf-bin) and
 # the reference netcdf-c 4.9.0 (libnetcdf19, libnetcdf-dev's netcdf.h);
-# libisal-dev: Intel's ISA-L, which deflate level 1 encodes with.
+# libisal-dev: Intel's ISA-L, which deflate level 1 encodes with; clang-16:
+# the compiler of the bundled C codecs (scripts/cc; zstd encodes faster).
 APT_PACKAGES=(
-    cmake pkg-config gcc g++ libisal-dev
+    cmake pkg-config gcc g++ libisal-dev clang-16
     netcdf-bin libnetcdf-dev libnetcdf19
     python3 python3-venv perl
     valgrind

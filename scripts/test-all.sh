@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's single test command (CI runs it after scripts/install-deps.sh):
-#   1. cargo build --release --locked
+#   1. cargo build --release --locked (C codecs with clang if installed: scripts/cc)
 #   2. cargo test --release --locked        (the whole crate)
 #   3. CMake build + CTest                  (C tests; Debian's ncdump over testdata/fixtures),
 #      cmake --install + downstream projects, Debian's ncgen/ncdump/nccopy (scripts/test-tools.sh)
@@ -77,6 +77,20 @@ fi
 
 step "cargo build --release --locked"
 cargo build --release --locked
+
+# The bundled C codecs are built with clang when one is installed
+# (scripts/cc, set by .cargo/config.toml): check the build really did.
+codec_compiler() {
+    local want
+    want=$(scripts/cc --version | head -1)
+    echo "scripts/cc: $want"
+    case $want in
+    *clang*)
+        readelf -p .comment target/release/libnetcdf.so | grep -F "${want%% (*}" ||
+            { echo "libnetcdf.so has no code from $want"; return 1; } ;;
+    esac
+}
+run_test "codec C compiler" codec_compiler
 
 run_test "cargo test" cargo test --release --locked
 
