@@ -58,8 +58,8 @@ use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 use super::{Capabilities, Key, Store};
 use crate::error::{NcError, NcResult};
@@ -94,10 +94,11 @@ pub struct FileStore {
     dirty_dirs: Mutex<BTreeSet<PathBuf>>,
     /// Whether anything was written since the last flush.
     dirty: AtomicBool,
-    /// Held while empty directories are pruned, and while a put creates the
-    /// directories it needs and its temporary file in them, so a delete can
-    /// never remove a directory between its creation and its first use.
-    tree: Mutex<()>,
+    /// Held for writing while empty directories are pruned, and for reading
+    /// while a put creates the directories it needs and its temporary file
+    /// in them, so a delete can never remove a directory between its creation
+    /// and its first use (puts into new directories still run together).
+    tree: RwLock<()>,
 }
 
 /// What an operation was doing, for the error log.
@@ -540,7 +541,7 @@ impl FileStore {
             writable,
             dirty_dirs: Mutex::new(BTreeSet::new()),
             dirty: AtomicBool::new(false),
-            tree: Mutex::new(()),
+            tree: RwLock::new(()),
         }
     }
 
@@ -696,7 +697,7 @@ impl FileStore {
 
     /// Remove the directories between `path` and the root that are now empty.
     fn prune_empty_parents(&self, path: &Path) {
-        let _guard = self.tree.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.tree.write().unwrap_or_else(|p| p.into_inner());
         let mut cur = path.parent();
         while let Some(dir) = cur {
             if dir == self.root || !dir.starts_with(&self.root) {
@@ -851,7 +852,7 @@ impl Store for FileStore {
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 // The directory is missing: create it and the temporary file
                 // while no delete can prune it.
-                let _guard = self.tree.lock().unwrap_or_else(|p| p.into_inner());
+                let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
                 self.make_parents(&path)?;
                 FileStore::write_temp(dir, data).map_err(|e| io_error(Op::Write, "write", &path, &e))?
             }
