@@ -90,6 +90,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         superblock_version: 2,
         meta_dirty: true,
         created: true,
+        deferred_bytes: 0,
     };
     // The root group exists on storage from the start.
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;

@@ -193,6 +193,9 @@ pub struct Dataset {
     pub meta_dirty: bool,
     /// The dataset was created by this handle (not opened).
     pub created: bool,
+    /// Bytes of whole chunks that writes left in the caches to be stored at
+    /// the next sync (see `engine::put_vars`); zeroed by `engine::flush_chunks`.
+    pub deferred_bytes: usize,
 }
 
 /// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most

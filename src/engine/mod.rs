@@ -37,6 +37,12 @@ const BATCH_BYTES: usize = 32 << 20;
 /// ... or this, on stores where many requests in flight pay (S3).
 const BATCH_BYTES_CONCURRENT: usize = 48 << 20;
 
+/// A write storing fewer whole chunks than the pool has threads leaves them in
+/// the cache when each is at most this big...
+const DEFER_CHUNK_BYTES: usize = 64 << 10;
+/// ... and the dataset's caches then hold at most this many such bytes.
+const DEFER_TOTAL_BYTES: usize = 32 << 20;
+
 /// Chunks per batch: bounded in bytes, but enough to keep every worker busy.
 fn chunks_per_batch(store: &dyn Store, chunk_bytes: usize) -> usize {
     let bytes = if store.concurrent_requests() {
@@ -1542,6 +1548,7 @@ pub fn put_vars(
         if var.is_scalar() { vec![1] } else { ds.var_shape(var) }
     };
     let ft = spec.ty;
+    let deferred_before = ds.deferred_bytes;
     let var = ds.var_mut(grp, varid)?;
     var.data_written = true;
     let mut work: Vec<(Vec<u64>, Vec<Seg>)> = Vec::new();
@@ -1558,9 +1565,24 @@ pub fn put_vars(
     // settled when the first chunk is written). Each job holds only its own
     // chunk, so on stores without overlapping requests they all go to the
     // pool together (no wait between batches); on S3, in bounded batches.
-    let (whole, partial): (Vec<&WriteWork>, Vec<&WriteWork>) = work.iter().partition(|(idx, segs)| {
+    let (mut whole, mut partial): (Vec<&WriteWork>, Vec<&WriteWork>) = work.iter().partition(|(idx, segs)| {
         spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
     });
+    // A write of a few small whole chunks (nc_put_var of a small variable,
+    // the usual way to fill many) cannot spread them over the pool: stored
+    // now, they would go one after another in the caller, a file or request
+    // each. They wait in the cache instead, dirty, and the next sync or close
+    // stores them with every other variable's on the pool together. Bounded
+    // by the chunk size, the cache's own size and DEFER_TOTAL_BYTES.
+    let deferred = whole.len() * chunk_bytes;
+    let defer = !whole.is_empty()
+        && whole.len() < POOL.current_num_threads().max(2)
+        && chunk_bytes <= DEFER_CHUNK_BYTES
+        && deferred <= var.cache.size
+        && deferred_before + deferred <= DEFER_TOTAL_BYTES;
+    if defer {
+        partial.append(&mut whole);
+    }
     let whole_batch = if store.concurrent_requests() {
         per_batch
     } else {
@@ -1627,6 +1649,9 @@ pub fn put_vars(
         if let Some(e) = failure {
             return Err(e);
         }
+    }
+    if defer {
+        ds.deferred_bytes += deferred;
     }
     if range_err { Err(NcError::Range) } else { Ok(()) }
 }
@@ -1748,6 +1773,7 @@ pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
 /// the cache, never copied first.
 pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();
+    ds.deferred_bytes = 0;
     // (group, variable, its chunk spec, its dirty chunks' keys)
     let mut work: Vec<(usize, usize, ChunkSpec, Vec<Vec<u64>>)> = Vec::new();
     for g in 0..ds.groups.len() {

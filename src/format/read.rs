@@ -361,6 +361,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         superblock_version,
         meta_dirty: false,
         created: false,
+        deferred_bytes: 0,
     };
     ds.groups[0].stored_key = Some(String::new());
     let mut reader = Reader {
