@@ -69,17 +69,17 @@ fn small_chunks_are_stored_at_sync_and_read_back_before() {
     assert_eq!(stored_chunks(&root, nvars), 0);
     check_values(ncid, nvars, n);
     // nc_sync stores every one of them.
-    check(unsafe { nc_sync(ncid) });
+    check(nc_sync(ncid));
     assert_eq!(stored_chunks(&root, nvars), nvars);
     // Rewritten after the sync: stored again at close.
     check(unsafe { nc_put_var_int(ncid, 7, values(9, n).as_ptr()) });
-    check(unsafe { nc_close(ncid) });
+    check(nc_close(ncid));
     let mut ncid = 0;
     check(unsafe { nc_open(url.as_ptr(), NC_NOWRITE, &mut ncid) });
     let mut got = vec![0i32; n];
     check(unsafe { nc_get_var_int(ncid, 7, got.as_mut_ptr()) });
     assert_eq!(got, values(9, n));
-    check(unsafe { nc_close(ncid) });
+    check(nc_close(ncid));
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn deferral_is_bounded_by_the_cache_and_the_dataset() {
     }
     assert_eq!(stored_chunks(&root, 1), 1);
     check_values(ncid, 1, n);
-    check(unsafe { nc_close(ncid) });
+    check(nc_close(ncid));
 
     // 600 chunks of 64 KiB are more than the dataset holds back (32 MiB):
     // the ones past the limit are stored at once, all read back right.
@@ -114,10 +114,10 @@ fn deferral_is_bounded_by_the_cache_and_the_dataset() {
     let early = stored_chunks(&root, nvars);
     assert!(early > 0 && early < nvars, "{early} of {nvars} stored before the sync");
     check_values(ncid, nvars, n);
-    check(unsafe { nc_close(ncid) });
+    check(nc_close(ncid));
     assert_eq!(stored_chunks(&root, nvars), nvars);
     let mut ncid = 0;
     check(unsafe { nc_open(url.as_ptr(), NC_NOWRITE, &mut ncid) });
     check_values(ncid, nvars, n);
-    check(unsafe { nc_close(ncid) });
+    check(nc_close(ncid));
 }
