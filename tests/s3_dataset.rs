@@ -243,3 +243,63 @@ fn chunks_decoded_as_they_arrive_land_in_place() {
         check(nc_close(ncid));
     }
 }
+
+/// A read that streams past a small cache in several batches: each batch's
+/// fetches start while the one before is decoded. Every value lands in place,
+/// whole and strided, uncompressed and compressed.
+#[test]
+fn streamed_read_of_many_batches_lands_in_place() {
+    let Some(srv) = server() else { return };
+    // 100 chunks of 256 KiB: more than one batch of fetches.
+    let (nz, ny, nx) = (100usize, 256usize, 256usize);
+    let value = |i: usize| (i as i32).wrapping_mul(7).wrapping_add(3);
+    let all: Vec<i32> = (0..nz * ny * nx).map(value).collect();
+    for deflate in [false, true] {
+        let url = format!(
+            "{}/{}/{}/ds.zarr#mode=nczarr,s3",
+            srv.endpoint,
+            srv.bucket,
+            unique("batches")
+        );
+        let u = c(&url);
+        let (mut ncid, mut v) = (0, 0);
+        // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
+        unsafe {
+            check(nc_create(u.as_ptr(), 0, &mut ncid));
+            let mut dims = [0; 3];
+            for (i, (n, len)) in [("z", nz), ("y", ny), ("x", nx)].into_iter().enumerate() {
+                check(nc_def_dim(ncid, c(n).as_ptr(), len, &mut dims[i]));
+            }
+            check(nc_def_var(ncid, c("v").as_ptr(), 4, 3, dims.as_ptr(), &mut v));
+            let chunks = [1usize, ny, nx];
+            check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+            if deflate {
+                check(nc_def_var_deflate(ncid, v, 1, 1, 1));
+            }
+            check(nc_put_var_int(ncid, v, all.as_ptr()));
+            check(nc_close(ncid));
+
+            check(nc_open(u.as_ptr(), 0, &mut ncid));
+            check(nc_set_var_chunk_cache(ncid, v, 1 << 20, 4, 0.75));
+            let mut got = vec![0i32; all.len()];
+            check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
+            assert!(got == all, "whole (deflate {deflate})");
+            // Every chunk, a few values of each.
+            let (start, count, stride) = ([0usize, 3, 5], [nz, 30, 20], [1isize, 8, 12]);
+            let mut got = vec![0i32; nz * 30 * 20];
+            check(nc_get_vars_int(
+                ncid,
+                v,
+                start.as_ptr(),
+                count.as_ptr(),
+                stride.as_ptr(),
+                got.as_mut_ptr(),
+            ));
+            let want: Vec<i32> = (0..got.len())
+                .map(|i| value((i / 600) * ny * nx + (3 + 8 * (i / 20 % 30)) * nx + 5 + 12 * (i % 20)))
+                .collect();
+            assert!(got == want, "strided (deflate {deflate})");
+            check(nc_close(ncid));
+        }
+    }
+}

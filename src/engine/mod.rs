@@ -978,11 +978,18 @@ pub fn get_vars(
     // A read larger than the cache streams: its chunks would only push each
     // other out, so they are not kept.
     let streaming = work.len().saturating_mul(chunk_bytes) > var.cache.size;
+    // Streaming from a store that overlaps requests (S3): the next batch's
+    // fetches start before this batch is decoded, so the requests in flight
+    // never drain between batches; the batches are half as big, so as much
+    // fetched data waits in memory as without.
+    let lookahead = streaming && store.concurrent_requests();
     let per_batch = if streaming && !store.concurrent_requests() {
         // Read as decoded and kept nowhere: a job holds only the chunk it
         // decodes, so the whole read is one batch and the workers never
         // wait for each other between batches.
         work.len().max(1)
+    } else if lookahead {
+        (chunks_per_batch(store.as_ref(), chunk_bytes) / 2).max(1)
     } else {
         // Bounded batches: fetched chunks wait in memory for their decode
         // (S3), and chunks kept for the cache enter it batch by batch (so
@@ -991,7 +998,9 @@ pub fn get_vars(
     };
     let mut range_err = false;
     let mut out = out;
-    for batch in work.chunks(per_batch) {
+    let batches: Vec<&[ChunkWork]> = work.chunks(per_batch).collect();
+    let mut ahead: Option<Prefetched> = None;
+    for (b, &batch) in batches.iter().enumerate() {
         // Which chunks may be decoded in part (see `first_part_read`).
         let part_ok: std::collections::HashSet<&Vec<u64>> = if spec.ranged_decode() {
             batch
@@ -1003,7 +1012,15 @@ pub fn get_vars(
             Default::default()
         };
         let cache = &var.cache;
-        let prefetched = prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?;
+        let prefetched = match ahead.take() {
+            Some(p) => p,
+            None => prefetch(&spec, store.as_ref(), batch.iter().map(|(idx, _)| idx), cache)?,
+        };
+        // (A streaming read keeps nothing in the cache, so what the next
+        // batch finds uncached now it finds uncached then.)
+        if lookahead && let Some(next) = batches.get(b + 1) {
+            ahead = Some(prefetch(&spec, store.as_ref(), next.iter().map(|(idx, _)| idx), cache)?);
+        }
         let load = |idx: &Vec<u64>| load_with(&spec, store.as_ref(), &prefetched, idx);
         let groups = read_groups(&sel, batch);
         // Decode (when not cached) and convert each chunk of a group into
