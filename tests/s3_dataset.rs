@@ -167,6 +167,58 @@ fn consolidated_through_s3_equals_directory() {
     same_as_directory("nczarr,consolidated");
 }
 
+/// Create a new S3 dataset holding `values` as int variable `v` of shape
+/// `shape`, chunked by `chunks`, deflated or not; returns its URL.
+fn create_int_var(
+    srv: &common::S3Server,
+    what: &str,
+    shape: [usize; 3],
+    chunks: [usize; 3],
+    deflate: bool,
+    values: &[i32],
+) -> CString {
+    let u = c(&format!(
+        "{}/{}/{}/ds.zarr#mode=nczarr,s3",
+        srv.endpoint,
+        srv.bucket,
+        unique(what)
+    ));
+    let (mut ncid, mut v) = (0, 0);
+    // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
+    unsafe {
+        check(nc_create(u.as_ptr(), 0, &mut ncid));
+        let mut dims = [0; 3];
+        for (i, (n, len)) in ["z", "y", "x"].into_iter().zip(shape).enumerate() {
+            check(nc_def_dim(ncid, c(n).as_ptr(), len, &mut dims[i]));
+        }
+        check(nc_def_var(ncid, c("v").as_ptr(), 4, 3, dims.as_ptr(), &mut v));
+        check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+        if deflate {
+            check(nc_def_var_deflate(ncid, v, 1, 1, 1));
+        }
+        check(nc_put_var_int(ncid, v, values.as_ptr()));
+        check(nc_close(ncid));
+    }
+    u
+}
+
+/// nc_get_vars_int of variable `v` into a new vector.
+fn get_strided(ncid: i32, v: i32, start: [usize; 3], count: [usize; 3], stride: [isize; 3]) -> Vec<i32> {
+    let mut got = vec![0i32; count.iter().product()];
+    // SAFETY: arrays of the variable's rank, a buffer of the count's size.
+    check(unsafe {
+        nc_get_vars_int(
+            ncid,
+            v,
+            start.as_ptr(),
+            count.as_ptr(),
+            stride.as_ptr(),
+            got.as_mut_ptr(),
+        )
+    });
+    got
+}
+
 /// Reads that fetch several chunks over S3 decode them in the order they
 /// arrive: whatever that order, and with some chunks already in the cache,
 /// every value lands in its place (a subset, a strided read, a whole read).
@@ -178,28 +230,10 @@ fn chunks_decoded_as_they_arrive_land_in_place() {
     let all: Vec<i32> = (0..nz * ny * nx)
         .map(|i| value(i / (ny * nx), i / nx % ny, i % nx))
         .collect();
-    let url = format!(
-        "{}/{}/{}/ds.zarr#mode=nczarr,s3",
-        srv.endpoint,
-        srv.bucket,
-        unique("arrival")
-    );
-    let u = c(&url);
-    let (mut ncid, mut v) = (0, 0);
+    let u = create_int_var(&srv, "arrival", [nz, ny, nx], [2, 4, 5], true, &all);
+    let (mut ncid, v) = (0, 0);
     // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
     unsafe {
-        check(nc_create(u.as_ptr(), 0, &mut ncid));
-        let mut dims = [0; 3];
-        for (i, (n, len)) in [("z", nz), ("y", ny), ("x", nx)].into_iter().enumerate() {
-            check(nc_def_dim(ncid, c(n).as_ptr(), len, &mut dims[i]));
-        }
-        check(nc_def_var(ncid, c("v").as_ptr(), 4, 3, dims.as_ptr(), &mut v));
-        let chunks = [2usize, 4, 5];
-        check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
-        check(nc_def_var_deflate(ncid, v, 1, 1, 1));
-        check(nc_put_var_int(ncid, v, all.as_ptr()));
-        check(nc_close(ncid));
-
         check(nc_open(u.as_ptr(), 0, &mut ncid));
         // A subset across chunk boundaries, no chunk cached yet.
         let (start, count) = ([1usize, 2, 3], [4usize, 7, 8]);
@@ -216,16 +250,7 @@ fn chunks_decoded_as_they_arrive_land_in_place() {
             .collect();
         assert_eq!(got, want, "subset");
         // Strided: every other z, every third x.
-        let (start, count, stride) = ([0usize, 0, 0], [3usize, 10, 4], [2isize, 1, 3]);
-        let mut got = vec![0i32; 3 * 10 * 4];
-        check(nc_get_vars_int(
-            ncid,
-            v,
-            start.as_ptr(),
-            count.as_ptr(),
-            stride.as_ptr(),
-            got.as_mut_ptr(),
-        ));
+        let got = get_strided(ncid, v, [0, 0, 0], [3, 10, 4], [2, 1, 3]);
         let want: Vec<i32> = (0..got.len())
             .map(|i| value(2 * (i / 40), i / 4 % 10, 3 * (i % 4)))
             .collect();
@@ -255,46 +280,17 @@ fn streamed_read_of_many_batches_lands_in_place() {
     let value = |i: usize| (i as i32).wrapping_mul(7).wrapping_add(3);
     let all: Vec<i32> = (0..nz * ny * nx).map(value).collect();
     for deflate in [false, true] {
-        let url = format!(
-            "{}/{}/{}/ds.zarr#mode=nczarr,s3",
-            srv.endpoint,
-            srv.bucket,
-            unique("batches")
-        );
-        let u = c(&url);
-        let (mut ncid, mut v) = (0, 0);
+        let u = create_int_var(&srv, "batches", [nz, ny, nx], [1, ny, nx], deflate, &all);
+        let (mut ncid, v) = (0, 0);
         // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
         unsafe {
-            check(nc_create(u.as_ptr(), 0, &mut ncid));
-            let mut dims = [0; 3];
-            for (i, (n, len)) in [("z", nz), ("y", ny), ("x", nx)].into_iter().enumerate() {
-                check(nc_def_dim(ncid, c(n).as_ptr(), len, &mut dims[i]));
-            }
-            check(nc_def_var(ncid, c("v").as_ptr(), 4, 3, dims.as_ptr(), &mut v));
-            let chunks = [1usize, ny, nx];
-            check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
-            if deflate {
-                check(nc_def_var_deflate(ncid, v, 1, 1, 1));
-            }
-            check(nc_put_var_int(ncid, v, all.as_ptr()));
-            check(nc_close(ncid));
-
             check(nc_open(u.as_ptr(), 0, &mut ncid));
             check(nc_set_var_chunk_cache(ncid, v, 1 << 20, 4, 0.75));
             let mut got = vec![0i32; all.len()];
             check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
             assert!(got == all, "whole (deflate {deflate})");
             // Every chunk, a few values of each.
-            let (start, count, stride) = ([0usize, 3, 5], [nz, 30, 20], [1isize, 8, 12]);
-            let mut got = vec![0i32; nz * 30 * 20];
-            check(nc_get_vars_int(
-                ncid,
-                v,
-                start.as_ptr(),
-                count.as_ptr(),
-                stride.as_ptr(),
-                got.as_mut_ptr(),
-            ));
+            let got = get_strided(ncid, v, [0, 3, 5], [nz, 30, 20], [1, 8, 12]);
             let want: Vec<i32> = (0..got.len())
                 .map(|i| value((i / 600) * ny * nx + (3 + 8 * (i / 20 % 30)) * nx + 5 + 12 * (i % 20)))
                 .collect();
