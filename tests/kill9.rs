@@ -1,6 +1,9 @@
 //! A writer killed with SIGKILL at an arbitrary moment: everything up to its
 //! last `nc_sync` reads back intact, the dataset still opens, and records
-//! written after it are either right or fill, never garbage.
+//! written after it are either right or fill, never garbage. Records go to
+//! two variables: one whose chunks each record covers in part, one whose
+//! small chunks each record covers whole (those wait in the cache for the
+//! next sync).
 
 mod common;
 use common::check;
@@ -32,6 +35,10 @@ fn child(url: &str) -> ! {
         check(nc_def_var(ncid, c"v".as_ptr(), 4, 2, dims.as_ptr(), &mut v));
         let chunks = [3usize, 250];
         check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+        let mut w = 0;
+        check(nc_def_var(ncid, c"w".as_ptr(), 4, 2, dims.as_ptr(), &mut w));
+        let chunks = [1usize, N];
+        check(nc_def_var_chunking(ncid, w, 0, chunks.as_ptr()));
         check(nc_enddef(ncid));
         // A small cache: chunks are written out between syncs too.
         check(nc_set_var_chunk_cache(ncid, v, 4 * 3 * 250 * 2, 2, 0.5));
@@ -41,6 +48,7 @@ fn child(url: &str) -> ! {
             let start = [rec, 0];
             let count = [1, N];
             check(nc_put_vara_int(ncid, v, start.as_ptr(), count.as_ptr(), row.as_ptr()));
+            check(nc_put_vara_int(ncid, w, start.as_ptr(), count.as_ptr(), row.as_ptr()));
             if rec % 7 == 6 {
                 check(nc_sync(ncid));
                 writeln!(out, "SYNCED {}", rec + 1).unwrap();
@@ -104,18 +112,20 @@ fn kill_rounds(test: &str, ext: &str, storage: &str) {
             let mut len = 0;
             check(nc_inq_dimlen(ncid, 0, &mut len));
             assert!(len >= synced, "round {round}: {len} records on disk, {synced} synced");
-            let mut all = vec![0i32; len * N];
-            check(nc_get_var_int(ncid, 0, all.as_mut_ptr()));
-            for rec in 0..len {
-                for i in 0..N {
-                    let got = all[rec * N + i];
-                    if rec < synced {
-                        assert_eq!(got, value(rec, i), "round {round}: synced record {rec}");
-                    } else {
-                        assert!(
-                            got == value(rec, i) || got == -2147483647,
-                            "round {round}: garbage {got}"
-                        );
+            for var in 0..2 {
+                let mut all = vec![0i32; len * N];
+                check(nc_get_var_int(ncid, var, all.as_mut_ptr()));
+                for rec in 0..len {
+                    for i in 0..N {
+                        let got = all[rec * N + i];
+                        if rec < synced {
+                            assert_eq!(got, value(rec, i), "round {round}: variable {var}, synced record {rec}");
+                        } else {
+                            assert!(
+                                got == value(rec, i) || got == -2147483647,
+                                "round {round}: variable {var}: garbage {got}"
+                            );
+                        }
                     }
                 }
             }
