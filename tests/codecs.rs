@@ -183,6 +183,32 @@ fn defined_filters_reach_the_metadata() {
     );
 }
 
+/// A compressor set up on variable `v` of dataset `nc` (an nc_def_var_* call).
+type Setup = fn(c_int, c_int) -> c_int;
+
+/// Write `vals` as int variable `v` of shape `shape`, chunked by `chunks`,
+/// in byte order `endian` (1 little, 2 big), compressed by `setup`, to a new
+/// dataset at `u`.
+fn write_int_var(u: &CString, shape: [usize; 3], chunks: [usize; 3], endian: c_int, setup: Setup, vals: &[i32]) {
+    unsafe {
+        let mut nc = 0;
+        assert_eq!(nc_create(u.as_ptr(), 0, &mut nc), 0);
+        let mut dims = [0; 3];
+        for (d, (n, len)) in ["z", "y", "x"].iter().zip(shape).enumerate() {
+            let cn = CString::new(*n).unwrap();
+            assert_eq!(nc_def_dim(nc, cn.as_ptr(), len, &mut dims[d]), 0);
+        }
+        let mut v = 0;
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), 4, 3, dims.as_ptr(), &mut v), 0);
+        assert_eq!(nc_def_var_chunking(nc, v, 0, chunks.as_ptr()), 0);
+        assert_eq!(nc_def_var_endian(nc, v, endian), 0);
+        assert_eq!(setup(nc, v), 0);
+        assert_eq!(nc_enddef(nc), 0);
+        assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
 /// Small reads of compressed chunks (which blosc decodes in part: only the
 /// blocks holding them) equal the same values read whole, for several codecs,
 /// both byte orders, strides and reads as another type; a damaged chunk read
@@ -195,7 +221,6 @@ fn small_reads_of_compressed_chunks_match_whole_reads() {
     let tmp = tempfile::tempdir().unwrap();
     let vals: Vec<i32> = (0..(NZ * NY * NX) as i32).map(|i| i * 7 - 5000).collect();
     // (name, compressor setup, endianness: 1 little, 2 big)
-    type Setup = fn(c_int, c_int) -> c_int;
     let setups: [(&str, Setup, c_int); 5] = [
         ("blosc-lz4", |nc, v| nc_def_var_blosc(nc, v, 1, 5, 1024, 1), 1),
         ("blosc-zstd-big", |nc, v| nc_def_var_blosc(nc, v, 4, 3, 512, 2), 2),
@@ -213,23 +238,9 @@ fn small_reads_of_compressed_chunks_match_whole_reads() {
     for (name, setup, endian) in setups {
         let path = tmp.path().join(format!("{name}.zarr"));
         let u = CString::new(format!("file://{}#mode=nczarr,file", path.display())).unwrap();
+        write_int_var(&u, [NZ, NY, NX], [3, 20, 24], endian, setup, &vals);
         unsafe {
             let mut nc = 0;
-            assert_eq!(nc_create(u.as_ptr(), 0, &mut nc), 0);
-            let mut dims = [0; 3];
-            for (d, (n, len)) in [("z", NZ), ("y", NY), ("x", NX)].iter().enumerate() {
-                let cn = CString::new(*n).unwrap();
-                assert_eq!(nc_def_dim(nc, cn.as_ptr(), *len, &mut dims[d]), 0);
-            }
-            let mut v = 0;
-            assert_eq!(nc_def_var(nc, c"v".as_ptr(), 4, 3, dims.as_ptr(), &mut v), 0);
-            assert_eq!(nc_def_var_chunking(nc, v, 0, [3usize, 20, 24].as_ptr()), 0);
-            assert_eq!(nc_def_var_endian(nc, v, endian), 0);
-            assert_eq!(setup(nc, v), 0, "{name}");
-            assert_eq!(nc_enddef(nc), 0);
-            assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
-            assert_eq!(nc_close(nc), 0);
-
             assert_eq!(nc_open(u.as_ptr(), 0, &mut nc), 0);
             let mut all = vec![0i32; vals.len()];
             assert_eq!(nc_get_var_int(nc, 0, all.as_mut_ptr()), 0);
@@ -302,6 +313,71 @@ fn small_reads_of_compressed_chunks_match_whole_reads() {
                 assert_eq!(r, NC_EFILTER, "{name}: damaged chunk");
                 assert_eq!(nc_close(nc), 0);
             }
+        }
+    }
+}
+
+/// Slabs across blosc chunks of many blocks (`[:, y0:y1, x0:x1:sx]`: a few
+/// rows in every z plane, the ranges far apart) decode only the blocks that
+/// hold them, each once: the values equal the model's, in both byte orders,
+/// read as the stored type and as another, with no cache and with one.
+#[test]
+fn slabs_of_blosc_chunks_of_many_blocks_match() {
+    const NZ: usize = 16;
+    const NY: usize = 256;
+    const NX: usize = 256;
+    let tmp = tempfile::tempdir().unwrap();
+    let vals: Vec<i32> = (0..(NZ * NY * NX) as i32)
+        .map(|i| i.wrapping_mul(37) ^ (i >> 3))
+        .collect();
+    let setups: [(&str, Setup, c_int); 2] = [
+        ("lz4", |nc, v| nc_def_var_blosc(nc, v, 1, 1, 0, 1), 1),
+        ("zstd-big", |nc, v| nc_def_var_blosc(nc, v, 4, 1, 0, 1), 2),
+    ];
+    let slabs: [([usize; 3], [usize; 3], [isize; 3]); 6] = [
+        ([0, 100, 0], [NZ, 3, NX], [1, 1, 1]),
+        ([0, 126, 0], [NZ, 4, NX], [1, 1, 1]),
+        ([3, 0, 10], [9, 1, 50], [1, 1, 3]),
+        ([0, 7, 0], [NZ / 2, 2, NX / 4], [2, 100, 4]),
+        ([15, 255, 255], [1, 1, 1], [1, 1, 1]),
+        ([0, 64, 128], [NZ, 20, 128], [1, 1, 1]),
+    ];
+    for (name, setup, endian) in setups {
+        let path = tmp.path().join(format!("{name}.zarr"));
+        let u = CString::new(format!("file://{}#mode=nczarr,file", path.display())).unwrap();
+        // 1 MiB chunks: blosc splits each into many blocks.
+        write_int_var(&u, [NZ, NY, NX], [8, 128, 256], endian, setup, &vals);
+        unsafe {
+            let mut nc = 0;
+            assert_eq!(nc_open(u.as_ptr(), 0, &mut nc), 0);
+            for cache in [0usize, 64 << 20] {
+                assert_eq!(nc_set_var_chunk_cache(nc, 0, cache, 16, 0.5), 0);
+                for (start, count, stride) in slabs {
+                    let n: usize = count.iter().product();
+                    let want: Vec<i32> = (0..n)
+                        .map(|k| {
+                            let (i, j, l) = (k / (count[1] * count[2]), k / count[2] % count[1], k % count[2]);
+                            let z = start[0] + i * stride[0] as usize;
+                            let y = start[1] + j * stride[1] as usize;
+                            let x = start[2] + l * stride[2] as usize;
+                            vals[(z * NY + y) * NX + x]
+                        })
+                        .collect();
+                    let mut got = vec![0i32; n];
+                    let r = nc_get_vars_int(nc, 0, start.as_ptr(), count.as_ptr(), stride.as_ptr(), got.as_mut_ptr());
+                    assert_eq!(r, 0, "{name}: {start:?} {count:?} {stride:?}");
+                    assert!(got == want, "{name} (cache {cache}): {start:?} {count:?} {stride:?}");
+                    let mut got = vec![0f64; n];
+                    let r =
+                        nc_get_vars_double(nc, 0, start.as_ptr(), count.as_ptr(), stride.as_ptr(), got.as_mut_ptr());
+                    assert_eq!(r, 0);
+                    assert!(
+                        got.iter().zip(&want).all(|(g, w)| *g == *w as f64),
+                        "{name} as double: {start:?} {count:?} {stride:?}"
+                    );
+                }
+            }
+            assert_eq!(nc_close(nc), 0);
         }
     }
 }

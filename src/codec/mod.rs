@@ -95,6 +95,22 @@ pub trait Hdf5Filter: Send + Sync + std::fmt::Debug {
         let _ = (cd_values, input, chunk_len, start, out);
         None
     }
+
+    /// Decode several byte ranges of the chunk `input` encodes (`chunk_len`
+    /// bytes in all), each `(start, out)` into its `out`; the ranges come
+    /// sorted and disjoint. For codecs that can decode apart what holds each
+    /// one (blosc: the blocks), so that a read touching a few scattered parts
+    /// of a chunk decodes only those. `None`: not supported.
+    fn decode_ranges(
+        &self,
+        cd_values: &[u32],
+        input: &[u8],
+        chunk_len: usize,
+        ranges: &mut [(usize, &mut [u8])],
+    ) -> Option<NcResult<()>> {
+        let _ = (cd_values, input, chunk_len, ranges);
+        None
+    }
 }
 
 /// The Zarr side of a filter (what `NCZ_codec_t` describes).

@@ -318,13 +318,18 @@ impl ChunkSpec {
             && !(self.order_f && self.chunk.len() > 1)
     }
 
-    /// Elements `e0..e1` of a chunk, decoding only what holds them when the
-    /// codec can (see `ranged_decode`); otherwise the whole chunk, fetched
-    /// once either way.
-    fn load_part(&self, store: &dyn Store, idx: &[u64], e0: usize, e1: usize) -> NcResult<Part> {
+    /// The element ranges `ranges` (sorted, disjoint, from `part_ranges`) of a
+    /// chunk, decoding only what holds them when the codec can (see
+    /// `ranged_decode`): each range apart when the codec decodes ranges
+    /// (blosc), else the span from the first to the last when that is at most
+    /// a quarter of the chunk; otherwise the whole chunk, fetched once either way.
+    fn load_part(&self, store: &dyn Store, idx: &[u64], ranges: &[(usize, usize)]) -> NcResult<Part> {
         let key = self.key(idx)?;
         let (raw_len, limit, vlen) = self.stored_limits()?;
         let es = self.elem_size();
+        let (Some(&(e0, _)), Some(&(_, e1))) = (ranges.first(), ranges.last()) else {
+            return self.load(store, idx).map(Part::Whole);
+        };
         let (true, Some(Ok(chain)), false, Some(b0), Some(b1)) = (
             self.ranged_decode(),
             &self.chain,
@@ -350,7 +355,30 @@ impl ChunkSpec {
             }
         }
         let mut out = buffers::take_len(b1 - b0);
-        match step.filter.decode_range(&step.working, &stored, raw_len, b0, &mut out) {
+        let apart = if ranges.len() > 1 {
+            // The ranges' slices of `out` (sorted and disjoint: cut in turn).
+            let mut parts: Vec<(usize, &mut [u8])> = Vec::with_capacity(ranges.len());
+            let mut rest: &mut [u8] = &mut out;
+            let mut at = e0;
+            for &(a, b) in ranges {
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut((a - at) * es);
+                let (part, tail) = tail.split_at_mut((b - a) * es);
+                parts.push((a * es, part));
+                rest = tail;
+                at = b;
+            }
+            step.filter.decode_ranges(&step.working, &stored, raw_len, &mut parts)
+        } else {
+            None
+        };
+        let decoded = match apart {
+            Some(r) => Some(r),
+            None if (e1 - e0).saturating_mul(4) <= self.nelems => {
+                step.filter.decode_range(&step.working, &stored, raw_len, b0, &mut out)
+            }
+            None => None,
+        };
+        match decoded {
             None => {
                 buffers::give(out);
                 self.load_fetched(idx, Ok(Some(stored))).map(Part::Whole)
@@ -366,7 +394,7 @@ impl ChunkSpec {
                 if self.big_endian != cfg!(target_endian = "big") {
                     convert::swap_in_place(&mut out, self.ty.size());
                 }
-                Ok(Part::Range(out))
+                Ok(Part::Range(e0, out))
             }
         }
     }
@@ -1051,11 +1079,11 @@ pub fn get_vars(
                             return Ok((None, false));
                         }
                         Some(spec.load(store.as_ref(), idx)?)
-                    } else if let Some((e0, e1)) = small_span(&rs, spec.nelems).filter(|_| part_ok.contains(idx)) {
+                    } else if let Some(ranges) = part_ranges(&rs, spec.nelems).filter(|_| part_ok.contains(idx)) {
                         // A small part of a compressed chunk: decode only
                         // that part when the codec can (not kept in the cache).
-                        match spec.load_part(store.as_ref(), idx, e0, e1)? {
-                            Part::Range(bytes) => {
+                        match spec.load_part(store.as_ref(), idx, &ranges)? {
+                            Part::Range(e0, bytes) => {
                                 let shifted: Vec<Run> = rs
                                     .iter()
                                     .map(|r| Run {
@@ -1193,21 +1221,32 @@ type ChunkRead = NcResult<(Option<ChunkData>, bool)>;
 
 /// A chunk read in part (`ChunkSpec::load_part`).
 enum Part {
-    /// The bytes of the elements asked for, in native order.
-    Range(Vec<u8>),
+    /// The elements from the first one asked for (`e0`) to the last, in
+    /// native order: those of the ranges asked for decoded, the others
+    /// between them unspecified.
+    Range(usize, Vec<u8>),
     /// The codec could not decode a part: the whole chunk.
     Whole(ChunkData),
 }
 
-/// The elements `e0..e1` of a chunk that a read's runs span, when that is at
-/// most a quarter of the chunk (worth decoding in part).
-fn small_span(runs: &[Run], nelems: usize) -> Option<(usize, usize)> {
-    let e0 = runs.iter().map(|r| r.chunk).min()?;
-    let e1 = runs
+/// The element ranges of a chunk that a read's runs touch (sorted, those that
+/// touch or overlap merged), when they hold at most a quarter of the chunk
+/// (worth decoding in part).
+fn part_ranges(runs: &[Run], nelems: usize) -> Option<Vec<(usize, usize)>> {
+    let mut spans: Vec<(usize, usize)> = runs
         .iter()
-        .map(|r| r.chunk + r.len.saturating_sub(1) * r.step + 1)
-        .max()?;
-    (e1.saturating_sub(e0).saturating_mul(4) <= nelems).then_some((e0, e1))
+        .map(|r| (r.chunk, r.chunk + r.len.saturating_sub(1) * r.step + 1))
+        .collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let held: usize = merged.iter().map(|(a, b)| b - a).sum();
+    (!merged.is_empty() && held.saturating_mul(4) <= nelems).then_some(merged)
 }
 
 /// A decoded chunk kept for the cache, or recycled at once when the read

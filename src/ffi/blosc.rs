@@ -72,6 +72,14 @@ pub fn decompress(src: &[u8], out: &mut [u8]) -> Option<usize> {
     (n >= 0).then_some(n as usize)
 }
 
+/// The block size (bytes) blosc recorded in a buffer that `decoded_size`
+/// accepted: each block decodes on its own.
+pub fn blocksize(src: &[u8]) -> Option<usize> {
+    decoded_size(src)?;
+    let b: [u8; 4] = src.get(8..12)?.try_into().ok()?;
+    Some(u32::from_le_bytes(b) as usize)
+}
+
 /// The element size blosc recorded in a buffer that `decoded_size` accepted.
 pub fn typesize(src: &[u8]) -> Option<usize> {
     decoded_size(src)?;
