@@ -1233,6 +1233,12 @@ enum Part {
 /// touch or overlap merged), when they hold at most a quarter of the chunk
 /// (worth decoding in part).
 fn part_ranges(runs: &[Run], nelems: usize) -> Option<Vec<(usize, usize)>> {
+    // The runs' own elements (distinct, each inside its range) already too
+    // many: no need to sort and merge (a read of whole chunks).
+    let asked = runs.iter().try_fold(0usize, |n, r| n.checked_add(r.len))?;
+    if asked.saturating_mul(4) > nelems {
+        return None;
+    }
     let mut spans: Vec<(usize, usize)> = runs
         .iter()
         .map(|r| (r.chunk, r.chunk + r.len.saturating_sub(1) * r.step + 1))
