@@ -93,19 +93,15 @@ impl Hdf5Filter for Blosc {
 
     fn decode_range(
         &self,
-        _cd: &[u32],
+        cd: &[u32],
         input: &[u8],
         chunk_len: usize,
         start: usize,
         out: &mut [u8],
     ) -> Option<NcResult<()>> {
-        let n = c::decoded_size(input)?;
-        let ts = c::typesize(input)?;
-        // Only when the range falls on whole elements of the buffer's type.
-        if n != chunk_len || ts == 0 || !start.is_multiple_of(ts) || !out.len().is_multiple_of(ts) {
-            return None;
-        }
-        Some(c::decompress_items(input, start / ts, out).ok_or_else(|| bad("corrupt chunk".to_string())))
+        // One range of the many `decode_ranges` takes (the same checks: on
+        // whole elements of the buffer's type, inside the chunk).
+        self.decode_ranges(cd, input, chunk_len, &mut [(start, out)])
     }
 
     /// Each run of neighbouring blocks that holds a range is decoded once
