@@ -1,7 +1,7 @@
 //! Compiles the C-variadic entry points (src/ffi/c/varargs.c), which stable
 //! Rust cannot define, and exports them from the cdylib; and, when Intel's
 //! ISA-L is installed (Debian: libisal-dev), the igzip shim that deflate
-//! level 1 encodes with (src/ffi/c/isal.c).
+//! level 1 encodes with (src/sys/c/isal.c).
 
 fn main() {
     let c_dir = "src/ffi/c";
@@ -22,22 +22,22 @@ fn main() {
     // against this library) record that name.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.22");
     provide_library_names();
-    build_isal(c_dir);
+    build_isal();
 }
 
-/// Compile src/ffi/c/isal.c against the installed ISA-L headers and link
+/// Compile src/sys/c/isal.c against the installed ISA-L headers and link
 /// libisal, setting `cfg(nczarr_isal)`. Without ISA-L (or with
 /// `NCZARR_ISAL=0`) deflate level 1 encodes with libdeflate, slower but
 /// with the same kind of output; the build says so in a warning.
-fn build_isal(c_dir: &str) {
+fn build_isal() {
     println!("cargo::rustc-check-cfg=cfg(nczarr_isal)");
-    println!("cargo:rerun-if-changed={c_dir}/isal.c");
+    println!("cargo:rerun-if-changed=src/sys/c/isal.c");
     println!("cargo:rerun-if-env-changed=NCZARR_ISAL");
     if std::env::var("NCZARR_ISAL").is_ok_and(|v| v == "0") {
         return;
     }
     let built = cc::Build::new()
-        .file(format!("{c_dir}/isal.c"))
+        .file("src/sys/c/isal.c")
         .warnings(true)
         .extra_warnings(true)
         .cargo_warnings(false)

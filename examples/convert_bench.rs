@@ -1,12 +1,12 @@
-//! Throughput of `netcdf::convert::convert` for a few common pairs, to compare
+//! Throughput of `netcdf::model::convert::convert` for a few common pairs, to compare
 //! with memory bandwidth (the same-type row is a plain copy).
 //!
 //!     cargo run --release --example convert_bench
 use std::hint::black_box;
 use std::time::Instant;
 
-use netcdf::convert::convert;
-use netcdf::types::NcType::{self, *};
+use netcdf::model::convert::convert;
+use netcdf::model::types::NcType::{self, *};
 
 fn main() {
     let n = 1 << 24;

@@ -1,25 +1,22 @@
-//! nczarr: the netCDF-C API over NCZarr and Zarr v2 datasets.
+//! nczarr: the netCDF-C API over NCZarr and Zarr datasets.
 //!
-//! Layers, in one direction: `ffi` (the C boundary) -> `handles` -> `api`,
-//! `model` and `engine` -> `format` (Zarr/NCZarr metadata) -> `storage` (the
-//! `Store` trait). Only `ffi` (and later the plugin loader) contains `unsafe`.
+//! Layers, in one direction (see docs/architecture.md):
+//! `ffi` (the exports) -> `api` (handles, the safe API) -> `model` and
+//! `engine` -> `format` (Zarr/NCZarr metadata) -> `storage` (the `Store`
+//! trait); `codec` beside them; `runtime` (thread and buffer pools), `error`
+//! and `log` under all; `sys` holds the bindings to C libraries we call.
+//! Only `ffi` and `sys` contain `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod cdtime;
-pub mod codec;
-pub mod convert;
 pub mod error;
 #[macro_use]
 pub mod log;
 pub mod api;
+pub mod codec;
 pub mod engine;
 pub mod ffi;
-pub mod filter;
 pub mod format;
-pub mod handles;
 pub mod model;
-pub mod quantize;
+pub mod runtime;
 pub mod storage;
-pub mod types;
-pub mod url;
-pub mod utf16;
+pub mod sys;

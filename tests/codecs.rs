@@ -8,11 +8,7 @@ use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::Path;
 
-use netcdf::ffi::att::*;
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::filter::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const NC_EFILTER: c_int = -132;
 const NC_ENOFILTER: c_int = -136;

@@ -6,9 +6,7 @@ use common::check;
 use std::ffi::CString;
 use std::thread;
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const N: usize = 64;
 

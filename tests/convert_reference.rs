@@ -1,4 +1,4 @@
-//! Differential test of `netcdf::convert` against netcdf-c 4.10.1.
+//! Differential test of `netcdf::model::convert` against netcdf-c 4.10.1.
 //!
 //! `testdata/convert/netcdf-c-4.10.1.txt` was printed by
 //! `ctests/test_convert_ref.c` linked against the real library (regenerate it
@@ -16,9 +16,9 @@
 use std::collections::BTreeMap;
 use std::ffi::c_long;
 
-use netcdf::convert::{check_compatible, convert, convert_with_fill};
 use netcdf::error::NcError;
-use netcdf::types::NcType;
+use netcdf::model::convert::{check_compatible, convert, convert_with_fill};
+use netcdf::model::types::NcType;
 
 const TABLE: &str = include_str!("../testdata/convert/netcdf-c-4.10.1.txt");
 

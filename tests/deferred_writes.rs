@@ -8,9 +8,7 @@ use common::check;
 use std::ffi::{CString, c_int};
 use std::path::Path;
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const NC_INT: c_int = 4;
 const NC_NOWRITE: c_int = 0;

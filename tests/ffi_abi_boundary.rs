@@ -6,10 +6,7 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::ptr::{null, null_mut};
 
-use netcdf::ffi::aux::*;
-use netcdf::ffi::fortran::*;
-use netcdf::ffi::misc::*;
-use netcdf::ffi::v2::*;
+use netcdf::ffi::*;
 
 const NC_NOERR: c_int = 0;
 const NC_EBADID: c_int = -33;

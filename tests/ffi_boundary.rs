@@ -5,11 +5,7 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::ptr::{null, null_mut};
 
-use netcdf::ffi::att::*;
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::filter::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const NC_NOERR: c_int = 0;
 const NC_EBADID: c_int = -33;

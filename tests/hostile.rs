@@ -6,9 +6,7 @@ use std::ffi::{CString, c_int};
 use std::fs;
 use std::path::Path;
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const NC_EINTERNAL: c_int = -92;
 
@@ -200,10 +198,7 @@ fn rewriting_metadata_keeps_a_foreign_dtype() {
     unsafe {
         assert_eq!(nc_open(u.as_ptr(), 1, &mut ncid), 0);
         let one = 1i32;
-        assert_eq!(
-            netcdf::ffi::att::nc_put_att_int(ncid, 0, c"flag".as_ptr(), 4, 1, &one),
-            0
-        );
+        assert_eq!(netcdf::ffi::nc_put_att_int(ncid, 0, c"flag".as_ptr(), 4, 1, &one), 0);
     }
     assert_eq!(nc_close(ncid), 0);
     let z: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("v/.zarray")).unwrap()).unwrap();

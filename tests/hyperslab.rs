@@ -6,9 +6,7 @@ mod common;
 use common::{Rng, check};
 use std::ffi::{CString, c_int};
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];

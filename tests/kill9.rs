@@ -12,9 +12,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const N: usize = 1000;
 

@@ -8,10 +8,7 @@ use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use netcdf::ffi::att::*;
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 use serde_json::{Map, Value};
 
 fn read_json(p: &Path) -> Map<String, Value> {

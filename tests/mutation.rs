@@ -10,9 +10,7 @@ use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 
 const NC_EINTERNAL: c_int = -92;
 

@@ -189,7 +189,7 @@ fn own_plugins_junk_wheel_and_debian() {
 /// The plugin-path exports with NULL and invalid arguments: an error code or
 /// "ignored", never a crash.
 fn path_exports_take_null() {
-    use netcdf::ffi::plugin_path::*;
+    use netcdf::ffi::*;
     use std::ptr::{null, null_mut};
     const EINVAL: i32 = -36;
     let mut buf = [0 as std::ffi::c_char; 8];

@@ -12,11 +12,8 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 
 use common::check;
-use netcdf::ffi::att::*;
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::filter::nc_def_var_deflate;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::nc_def_var_deflate;
+use netcdf::ffi::*;
 use netcdf::storage::file::FileStore;
 use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
 use netcdf::storage::{Key, Store};

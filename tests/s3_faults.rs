@@ -355,9 +355,7 @@ fn failed_multipart_upload_leaves_the_old_object() {
 /// success; what was closed before reads back whole.
 #[test]
 fn dataset_close_reports_failed_writes() {
-    use netcdf::ffi::data::*;
-    use netcdf::ffi::file::*;
-    use netcdf::ffi::meta::*;
+    use netcdf::ffi::*;
     let Some(srv) = server() else { return };
     let proxy = Proxy::start(&srv.endpoint);
     set_env(&srv);

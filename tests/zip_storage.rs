@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use netcdf::ffi::data::*;
-use netcdf::ffi::file::*;
-use netcdf::ffi::meta::*;
+use netcdf::ffi::*;
 use netcdf::storage::zip::ZipStore;
 use netcdf::storage::{Key, Store};
 

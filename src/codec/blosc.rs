@@ -16,10 +16,10 @@ use std::ffi::CStr;
 use super::json;
 use super::zlib::UNBOUNDED;
 use super::{CodecMap, Hdf5Filter, VarContext};
-use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
-use crate::ffi::blosc as c;
 use crate::log::Level;
+use crate::runtime::buffers;
+use crate::sys::blosc as c;
 
 #[derive(Debug)]
 pub struct Blosc;

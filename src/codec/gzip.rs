@@ -6,8 +6,8 @@
 use super::json;
 use super::zlib::{UNBOUNDED, check_level, compress, grow_decode, with_decompressor};
 use super::{CodecMap, Hdf5Filter};
-use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
+use crate::runtime::buffers;
 
 /// The private HDF5 id of the gzip codec.
 pub const ID: u32 = 40101;

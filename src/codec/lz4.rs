@@ -7,9 +7,9 @@
 use super::json;
 use super::zlib::UNBOUNDED;
 use super::{CodecMap, Hdf5Filter};
-use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::runtime::buffers;
 
 pub const ID: u32 = 40102;
 

@@ -32,8 +32,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Once};
 
 use super::{CodecMap, Hdf5Filter, VarContext};
 use crate::error::NcResult;
-use crate::ffi::plugin_loader::{self, CodecHandle, FilterHandle, Loaded};
 use crate::log::Level;
+use crate::sys::plugin::{self as plugin_loader, CodecHandle, FilterHandle, Loaded};
 
 /// netcdf-c's platform default plugin directory (searched when
 /// `HDF5_PLUGIN_PATH` is not set).

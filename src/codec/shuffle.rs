@@ -12,8 +12,8 @@
 
 use super::json;
 use super::{CodecMap, Hdf5Filter, VarContext};
-use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
+use crate::runtime::buffers;
 
 #[derive(Debug)]
 pub struct Shuffle;

@@ -3,7 +3,7 @@
 //! JSON: `{"id": "zlib", "level": 5}` (level 0..=9). Visible and working
 //! parameters: `[level]`. Whole chunks are decoded by libdeflate (about twice
 //! as fast as zlib); level 1 is encoded by ISA-L's igzip when the library is
-//! built with it (`crate::ffi::isal`), other levels by libdeflate. Either
+//! built with it (`crate::sys::isal`), other levels by libdeflate. Either
 //! way the output is a standard zlib stream. A stream
 //! libdeflate refuses (trailing bytes after the end, say) is retried with a
 //! streaming zlib decoder, as zlib's `inflate` accepts it.
@@ -15,9 +15,9 @@ use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
 
 use super::json;
 use super::{CodecMap, Hdf5Filter};
-use crate::engine::buffers;
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::runtime::buffers;
 
 /// The most a decode without a caller's bound may produce (netcdf-c's chunk limit).
 pub(crate) const UNBOUNDED: usize = 1 << 32;
@@ -106,7 +106,7 @@ pub(crate) fn compress(level: i32, input: &[u8], gzip: bool) -> NcResult<Vec<u8>
         };
         let mut out = buffers::take_len(bound);
         if level == 1
-            && let Some(n) = crate::ffi::isal::deflate1(input, &mut out, gzip)
+            && let Some(n) = crate::sys::isal::deflate1(input, &mut out, gzip)
         {
             out.truncate(n);
             return Ok(out);
@@ -217,7 +217,7 @@ mod tests {
         use std::io::Read;
         if std::env::var("NCZ_EXPECT_ISAL").is_ok_and(|v| v == "1") {
             assert!(
-                crate::ffi::isal::available(),
+                crate::sys::isal::available(),
                 "built without ISA-L (install libisal-dev)"
             );
         }

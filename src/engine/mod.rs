@@ -2,34 +2,17 @@
 //! private thread pool, type conversion, and the chunk cache.
 #![forbid(unsafe_code)]
 
-pub mod buffers;
-pub mod cache;
-
-use std::sync::LazyLock;
-
 use rayon::prelude::*;
 
-use crate::convert;
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::model::cache::{self, ChunkData};
+use crate::model::convert;
+use crate::model::types::NcType;
 use crate::model::{Dataset, StringLayout, Var};
+use crate::runtime::buffers;
+use crate::runtime::pool::{self, run_jobs};
 use crate::storage::{Key, Store};
-use crate::types::NcType;
-use cache::ChunkData;
-
-/// The library's own worker pool (size from `NCZARR_THREADS`, default: all cores).
-static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
-    let n = std::env::var("NCZARR_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .thread_name(|i| format!("nczarr-{i}"))
-        .build()
-        .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool"))
-});
 
 /// How many bytes of decoded chunks one batch of parallel reads or writes
 /// may hold (memory stays near the caller's buffer plus this)...
@@ -50,7 +33,7 @@ fn chunks_per_batch(store: &dyn Store, chunk_bytes: usize) -> usize {
     } else {
         BATCH_BYTES
     };
-    (bytes / chunk_bytes.max(1)).max(2 * POOL.current_num_threads()).max(1)
+    (bytes / chunk_bytes.max(1)).max(2 * pool::threads()).max(1)
 }
 
 /// Caller memory for a read.
@@ -554,7 +537,7 @@ impl ChunkSpec {
     /// quantized, byte-swapped, in the stored order.
     fn plain_numbers(&self, mut b: Vec<u8>) -> Vec<u8> {
         if self.quantize.0 > 0 {
-            crate::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
+            crate::model::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
         }
         if self.big_endian != cfg!(target_endian = "big") {
             convert::swap_in_place(&mut b, self.ty.size());
@@ -949,7 +932,7 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
     }
     let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> { spec.store_chunk(store, idx, data) };
     let r = if dirty.len() > 1 && store.concurrent_requests() {
-        let encoded: Vec<NcResult<(Key, Vec<u8>)>> = POOL.install(|| {
+        let encoded: Vec<NcResult<(Key, Vec<u8>)>> = pool::on_pool(|| {
             dirty
                 .par_iter()
                 .map(|(idx, d)| Ok((spec.key(idx)?, spec.encode(d)?)))
@@ -957,7 +940,7 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
         });
         put_encoded(store, encoded).into_iter().collect()
     } else if dirty.len() > 1 {
-        POOL.install(|| dirty.par_iter().try_for_each(put))
+        pool::on_pool(|| dirty.par_iter().try_for_each(put))
     } else {
         dirty.iter().try_for_each(put)
     };
@@ -1394,22 +1377,6 @@ fn prefetch<'a>(
     Ok(map)
 }
 
-/// Run `f` on the worker pool (so that rayon's parallel iterators inside it
-/// use the library's threads, `NCZARR_THREADS`).
-pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    POOL.install(f)
-}
-
-/// Run per-chunk jobs on the pool (inline for none or a single chunk: a
-/// trip to the pool costs two thread wake-ups, more than a small job).
-fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send) -> Vec<R> {
-    if jobs.len() <= 1 {
-        jobs.into_iter().map(f).collect()
-    } else {
-        POOL.install(|| jobs.into_par_iter().map(f).collect())
-    }
-}
-
 /// Split `buf` into the blocks of every group, `unit` items per element; the
 /// blocks come back grouped as `groups` is. Overlapping blocks are an
 /// internal error.
@@ -1638,7 +1605,7 @@ pub fn put_vars(
     // by the chunk size, the cache's own size and DEFER_TOTAL_BYTES.
     let deferred = whole.len() * chunk_bytes;
     let defer = !whole.is_empty()
-        && whole.len() < POOL.current_num_threads().max(2)
+        && whole.len() < pool::threads().max(2)
         && chunk_bytes <= DEFER_CHUNK_BYTES
         && deferred <= var.cache.size
         && deferred_before + deferred <= DEFER_TOTAL_BYTES;
@@ -1816,14 +1783,14 @@ fn copy_chunk_in(sel: &Selection, segs: &[Seg], src: &MemIn<'_>, ft: NcType, dat
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
     let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
-    let threads = POOL.current_num_threads().max(1);
+    let threads = pool::threads().max(1);
     if objs.len() > 1 && store.concurrent_requests() {
         store.put_many(&objs).into_iter().collect()
     } else if objs.len() > 1 && threads > 1 {
         // A few large tasks per thread: one small object per task would spend
         // more time waking threads than writing.
         let per_task = objs.len().div_ceil(threads * 4).max(1);
-        POOL.install(|| objs.par_chunks(per_task).try_for_each(|c| c.iter().try_for_each(put)))
+        pool::on_pool(|| objs.par_chunks(per_task).try_for_each(|c| c.iter().try_for_each(put)))
     } else {
         objs.iter().try_for_each(put)
     }
@@ -1867,7 +1834,7 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             // memory: 256 encoded chunks at a time).
             let mut out = Vec::with_capacity(jobs.len());
             for batch in jobs.chunks(256) {
-                let encoded: Vec<NcResult<(Key, Vec<u8>)>> = POOL.install(|| {
+                let encoded: Vec<NcResult<(Key, Vec<u8>)>> = pool::on_pool(|| {
                     batch
                         .par_iter()
                         .map(|&(w, c)| {
@@ -1883,8 +1850,8 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
         } else if jobs.len() == 1 {
             jobs.iter().map(put).collect()
         } else {
-            let per_task = jobs.len().div_ceil(POOL.current_num_threads().max(1) * 8).max(1);
-            POOL.install(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
+            let per_task = jobs.len().div_ceil(pool::threads().max(1) * 8).max(1);
+            pool::on_pool(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
         }
     };
     let mut first_err = None;

@@ -11,11 +11,11 @@ use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, cstr, malloc_cstring, put, put_name, slice, slice_mut, status};
 use crate::api;
-use crate::convert;
+use crate::api::handles;
 use crate::error::{NcError, NcResult};
-use crate::handles;
+use crate::model::convert;
+use crate::model::types::NcType;
 use crate::model::{Att, AttValue};
-use crate::types::NcType;
 
 /// The attribute-length limit netcdf-c enforces (X_INT_MAX).
 const MAX_ATT_LEN: usize = i32::MAX as usize;
@@ -116,7 +116,7 @@ unsafe fn get_att_impl(
             // SAFETY: ip has room for the attribute's length in the memory type.
             let dst = unsafe { slice_mut(ip.cast::<u8>(), n * mem.size()) }?;
             convert::convert(att.ty, b, mem, dst)?;
-            if mem == NcType::Char && varid != crate::types::NC_GLOBAL && att.name == "_Codecs" {
+            if mem == NcType::Char && varid != crate::model::types::NC_GLOBAL && att.name == "_Codecs" {
                 // netcdf-c writes a NUL after the text of `_Codecs`, and
                 // Debian's ncdump (4.9.0) relies on it: its buffer has room
                 // for one byte more than the length and is not terminated.

@@ -11,11 +11,11 @@ use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
 use super::{cbytes, malloc_cstring, slice, slice_mut, status};
+use crate::api::handles;
 use crate::engine::{self, MemIn, MemOut};
 use crate::error::{NcError, NcResult};
-use crate::handles;
 use crate::model::Dataset;
-use crate::types::NcType;
+use crate::model::types::NcType;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -189,7 +189,7 @@ unsafe fn get_impl(
     ip: *mut c_void,
 ) -> NcResult<()> {
     // Codec maps may call back into the library: resolve them unlocked.
-    crate::filter::ready_chain(ncid, varid)?;
+    crate::api::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, false) }?;
@@ -260,7 +260,7 @@ unsafe fn put_impl(
     op: *const c_void,
 ) -> NcResult<()> {
     // Codec maps may call back into the library: resolve them unlocked.
-    crate::filter::ready_chain(ncid, varid)?;
+    crate::api::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
         // SAFETY: forwarded contract.
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, true) }?;

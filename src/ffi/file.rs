@@ -13,8 +13,8 @@ use std::sync::LazyLock;
 use super::delegate;
 use super::{cstr, put, slice_mut, status};
 use crate::api;
+use crate::api::handles;
 use crate::error::{NcError, strerror};
-use crate::handles;
 use crate::model::CACHE_DEFAULTS;
 
 const NC_FORMAT_NETCDF4: c_int = 3;

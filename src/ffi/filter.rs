@@ -11,8 +11,8 @@ use std::ffi::{c_int, c_uint};
 
 use super::delegate::forward;
 use super::{put, slice, slice_mut, status};
+use crate::api::filter;
 use crate::error::{NcError, NcResult};
-use crate::filter;
 
 /// Copy values into a caller array when it is non-NULL.
 ///
@@ -329,7 +329,7 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
     forward!(ncid => nc_def_var_quantize(ncid, varid, quantize_mode, nsd));
-    status(|| crate::quantize::def(ncid, varid, quantize_mode, nsd))
+    status(|| crate::api::quantize::def(ncid, varid, quantize_mode, nsd))
 }
 
 /// # Safety
@@ -344,7 +344,7 @@ pub unsafe extern "C" fn nc_inq_var_quantize(
 ) -> c_int {
     forward!(ncid => nc_inq_var_quantize(ncid, varid, quantize_modep, nsdp));
     status(|| {
-        let (m, n) = crate::quantize::inq(ncid, varid)?;
+        let (m, n) = crate::api::quantize::inq(ncid, varid)?;
         // SAFETY: NULL or writable.
         unsafe {
             put(quantize_modep, m);

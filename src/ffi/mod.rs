@@ -8,25 +8,54 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::error::{NcError, NcResult};
 
 pub mod att;
-pub mod aux;
-pub mod blosc;
-pub mod cdtime;
 pub mod client;
+pub mod compat;
+pub mod copy;
 pub mod data;
 pub mod delegate;
+pub mod dim;
 pub mod file;
 pub mod filter;
-pub mod fortran;
-pub mod isal;
-pub mod meta;
-pub mod misc;
-pub mod plugin_loader;
+pub mod group;
 pub mod plugin_path;
+pub mod settings;
+pub mod types;
 pub mod usertype;
-pub mod utf16;
-pub mod v2;
+pub mod var;
+
+// Every export, reachable by its C name from `netcdf::ffi` (the Rust tests
+// call them this way).
+pub use att::*;
+pub use client::cdtime::*;
+pub use client::utf16::*;
+pub use client::*;
+pub use compat::aux::*;
+pub use compat::fortran::*;
+pub use compat::legacy::*;
+pub use compat::memio::*;
+pub use compat::v2::*;
+pub use copy::*;
+pub use data::*;
+pub use dim::*;
+pub use file::*;
+pub use filter::*;
+pub use group::*;
+pub use plugin_path::*;
+pub use settings::*;
+pub use types::*;
+pub use usertype::*;
+pub use var::*;
 
 pub const NC_NOERR: c_int = 0;
+
+/// Copy ids into a caller array when it is non-NULL.
+pub(crate) unsafe fn put_ids(p: *mut c_int, ids: &[c_int]) -> NcResult<()> {
+    if !p.is_null() {
+        // SAFETY: caller provides room for every id (the export's contract).
+        unsafe { slice_mut(p, ids.len()) }?.copy_from_slice(ids);
+    }
+    Ok(())
+}
 
 /// Run `f`, turning a panic into `on_panic`.
 pub(crate) fn catch<R>(on_panic: R, f: impl FnOnce() -> R) -> R {

@@ -11,8 +11,8 @@ use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_longlong, c_void};
 
 use super::status;
+use crate::api::handles;
 use crate::error::NcError;
-use crate::handles;
 
 /// NC_ENOTNC4 after an ncid check.
 fn not_nc4(ncid: c_int) -> c_int {

@@ -3,7 +3,7 @@
 
 use crate::error::{NcError, NcResult};
 use crate::model::StringLayout;
-use crate::types::NcType;
+use crate::model::types::NcType;
 
 /// A parsed dtype: the netCDF type, whether values are big-endian, and the string layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::error::{NcError, NcResult};
+use crate::model::types::NcType;
 use crate::model::{Att, AttValue};
-use crate::types::NcType;
 
 /// Parse a metadata object. Size is bounded by the caller's read limit;
 /// nesting depth by serde_json's recursion limit (128).

@@ -14,9 +14,9 @@ use super::json::{self, att_from_json, infer_att};
 use super::object::{self, Obj};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::model::types::NcType;
 use crate::model::{Att, Dataset, Dim, Flavor, Group, StringLayout, Var, is_hidden_att};
 use crate::storage::{Key, MAX_METADATA_BYTES, Store};
-use crate::types::NcType;
 
 /// The most groups, variables or dimensions one dataset may declare; bounds
 /// every loop driven by metadata.
@@ -753,7 +753,7 @@ impl Reader<'_, '_> {
         if chunks.contains(&0) {
             return Err(NcError::NcZarr);
         }
-        if chunks.len() != shape.len() || shape.len() > crate::types::NC_MAX_VAR_DIMS {
+        if chunks.len() != shape.len() || shape.len() > crate::model::types::NC_MAX_VAR_DIMS {
             crate::nclog!(Level::Error, "{}: shape and chunks disagree", vk);
             return Err(NcError::NcZarr);
         }
@@ -883,7 +883,7 @@ impl Reader<'_, '_> {
             }
         }
         var.atts = atts;
-        var.quantize = crate::quantize::from_atts(&var);
+        var.quantize = crate::model::quantize::from_atts(&var);
         // Codec chain in encoding order: filters first, then the compressor.
         if let Some(Value::Array(f)) = zarray.value("filters") {
             var.codecs.extend(f);

@@ -4,9 +4,9 @@
 use super::dtype;
 use super::json::{Out, att_to_out, bytes_to_out};
 use crate::error::NcResult;
+use crate::model::types::NcType;
 use crate::model::{Att, AttValue, Dataset, StringLayout, Var};
 use crate::storage::{Key, Store, move_tree};
-use crate::types::NcType;
 
 /// The `_NCProperties` value this library writes.
 pub fn ncproperties() -> String {

@@ -339,7 +339,7 @@ const MAX_REMOVE_DEPTH: usize = 128;
 /// pool (freeing a large file's pages is most of the cost of removing it).
 fn clear_dir(dir: &Path) -> io::Result<()> {
     let fd = open_dir_nofollow(rustix::fs::CWD, dir)?;
-    crate::engine::on_pool(|| clear_at(&fd, 0))
+    crate::runtime::pool::on_pool(|| clear_at(&fd, 0))
 }
 
 /// Remove `path` and, when it is a directory (not a link to one), everything
@@ -425,7 +425,7 @@ fn remove_at<P: rustix::path::Arg + Copy>(
     }
     match open_dir_nofollow(dir, name) {
         // (On a pool worker already, `on_pool` runs it in place.)
-        Ok(sub) => crate::engine::on_pool(|| clear_at(&sub, depth + 1))?,
+        Ok(sub) => crate::runtime::pool::on_pool(|| clear_at(&sub, depth + 1))?,
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
         // Replaced by a link or a file meanwhile: remove that.
         Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
@@ -874,7 +874,8 @@ impl Store for FileStore {
             // opening the dataset does); the walk of `clear_dir`.
             let root = open_dir_following(&path).map_err(|e| io_error(Op::Delete, "read directory", &path, &e))?;
             let Some(root) = root else { return Ok(()) };
-            crate::engine::on_pool(|| clear_at(&root, 0)).map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
+            crate::runtime::pool::on_pool(|| clear_at(&root, 0))
+                .map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
             self.mark_dirty(&path);
             return Ok(());
         }

@@ -625,7 +625,7 @@ mod tests {
     /// Every URL form, from what the user passes to `nc_open` to the config.
     #[test]
     fn url_forms_through_classification() {
-        use crate::url::{StoreKind, Target, classify_with};
+        use crate::api::url::{StoreKind, Target, classify_with};
         for (url, bucket, prefix, endpoint, region) in [
             ("s3://bkt/a/b#mode=nczarr", "bkt", "a/b", None, "us-east-1"),
             (

@@ -224,7 +224,7 @@ impl Drop for ChunkCache {
     fn drop(&mut self) {
         for (_, e) in self.entries.drain() {
             if let ChunkData::Bytes(b) = e.data {
-                super::buffers::give(b);
+                crate::runtime::buffers::give(b);
             }
         }
     }

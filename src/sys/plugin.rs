@@ -499,7 +499,7 @@ static EXIT_HOOK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
 extern "C" fn run_exit_hook() {
     if let Some(f) = EXIT_HOOK.get() {
         // A panic must not unwind into libc's exit machinery.
-        super::catch((), f);
+        let _ = std::panic::catch_unwind(f);
     }
 }
 

@@ -17,7 +17,7 @@ pub fn compress(
     let cap = src.len().checked_add(blosc_src::BLOSC_MAX_OVERHEAD as usize)?;
     // A recycled buffer: fresh memory costs a page fault per 4 KiB, and
     // zeroing it would be wasted (blosc writes what it returns).
-    let mut out = crate::engine::buffers::take_len(cap);
+    let mut out = crate::runtime::buffers::take_len(cap);
     // SAFETY: src is valid for src.len() reads and out for cap writes (blosc
     // never writes past destsize); cname is NUL-terminated; the buffers do
     // not overlap.

@@ -18,11 +18,11 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
-use super::data::{nc_reclaim_data, nc_reclaim_data_all};
-use super::delegate::forward;
-use super::meta::{nc_inq_type, nc_inq_user_type};
-use super::usertype::{nc_def_compound, nc_insert_array_compound, nc_insert_compound};
-use super::{NC_NOERR, catch, cbytes, put};
+use crate::ffi::data::{nc_reclaim_data, nc_reclaim_data_all};
+use crate::ffi::delegate::forward;
+use crate::ffi::usertype::{nc_def_compound, nc_insert_array_compound, nc_insert_compound};
+use crate::ffi::{NC_NOERR, catch, cbytes, put};
+use crate::ffi::{nc_inq_type, nc_inq_user_type};
 
 const NC_EINVAL: c_int = -36;
 const NC_ENOMEM: c_int = -61;
@@ -572,7 +572,7 @@ pub unsafe extern "C" fn ncaux_copy_data(
 ) -> c_int {
     forward!(ncid => ncaux_copy_data(ncid, xtype, memory, count, copy));
     // SAFETY: forwarded contract.
-    unsafe { super::misc::nc_copy_data(ncid, xtype, memory, count, copy) }
+    unsafe { crate::ffi::nc_copy_data(ncid, xtype, memory, count, copy) }
 }
 
 /// Declared in 4.10.1's netcdf_aux.h (netcdf-c itself never defined it).
@@ -589,7 +589,7 @@ pub unsafe extern "C" fn ncaux_copy_data_all(
 ) -> c_int {
     forward!(ncid => ncaux_copy_data_all(ncid, xtype, memory, count, copyp));
     // SAFETY: forwarded contract.
-    unsafe { super::misc::nc_copy_data_all(ncid, xtype, memory, count, copyp) }
+    unsafe { crate::ffi::nc_copy_data_all(ncid, xtype, memory, count, copyp) }
 }
 
 /// # Safety
@@ -604,7 +604,7 @@ pub unsafe extern "C" fn ncaux_dump_data(
 ) -> c_int {
     forward!(ncid => ncaux_dump_data(ncid, xtype, memory, count, buf));
     // SAFETY: forwarded contract.
-    unsafe { super::misc::nc_dump_data(ncid, xtype, memory, count, buf) }
+    unsafe { crate::ffi::nc_dump_data(ncid, xtype, memory, count, buf) }
 }
 
 /// Read a whole file into a `malloc`'d, NUL-terminated block (`*content`,
@@ -629,7 +629,7 @@ pub unsafe extern "C" fn ncaux_readfile(
             Ok(d) => d,
             Err(e) => return e.raw_os_error().unwrap_or(NC_EINVAL),
         };
-        let p = super::malloc_cstring(&data);
+        let p = crate::ffi::malloc_cstring(&data);
         if p.is_null() {
             return NC_ENOMEM;
         }
@@ -658,7 +658,7 @@ pub unsafe extern "C" fn ncaux_writefile(filename: *const c_char, size: usize, c
             return NC_EINVAL;
         };
         // SAFETY: size bytes (contract above).
-        let Ok(data) = (unsafe { super::slice(content.cast::<u8>().cast_const(), size) }) else {
+        let Ok(data) = (unsafe { crate::ffi::slice(content.cast::<u8>().cast_const(), size) }) else {
             return NC_EINVAL;
         };
         let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name));
@@ -755,7 +755,7 @@ pub unsafe extern "C" fn ncaux_add_field(
             return NC_EINVAL;
         }
         // SAFETY: ndims sizes (contract above).
-        let Ok(dims) = (unsafe { super::slice(dimsizes, n) }) else {
+        let Ok(dims) = (unsafe { crate::ffi::slice(dimsizes, n) }) else {
             return NC_EINVAL;
         };
         if dims.iter().any(|&d| d <= 0) {
@@ -936,7 +936,7 @@ pub unsafe extern "C" fn ncaux_parse_provenance(ncprop: *const c_char, pairsp: *
             return NC_ENOMEM;
         }
         for (i, s) in strings.iter().enumerate() {
-            let p = super::malloc_cstring(s);
+            let p = crate::ffi::malloc_cstring(s);
             if p.is_null() {
                 // SAFETY: the first i entries are malloc'd strings, vec from calloc.
                 unsafe {

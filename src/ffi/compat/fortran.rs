@@ -14,10 +14,10 @@
 
 use std::ffi::{c_char, c_float, c_int};
 
-use super::delegate::forward;
-use super::file::{nc_get_var_chunk_cache, nc_set_chunk_cache, nc_set_var_chunk_cache};
-use super::meta::{nc_def_var_chunking, nc_inq_var, nc_inq_var_chunking};
-use super::{NC_NOERR, catch, put, slice, slice_mut};
+use crate::ffi::delegate::forward;
+use crate::ffi::file::{nc_get_var_chunk_cache, nc_set_chunk_cache, nc_set_var_chunk_cache};
+use crate::ffi::{NC_NOERR, catch, put, slice, slice_mut};
+use crate::ffi::{nc_def_var_chunking, nc_inq_var, nc_inq_var_chunking};
 
 const NC_EINVAL: c_int = -36;
 const NC_ERANGE: c_int = -60;

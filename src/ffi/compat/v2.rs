@@ -27,18 +27,18 @@
 
 use std::ffi::{CStr, CString, c_char, c_int, c_long, c_void};
 
-use super::att::{nc_copy_att, nc_del_att, nc_get_att, nc_inq_att, nc_inq_attname, nc_put_att, nc_rename_att};
-use super::data::{
+use crate::ffi::att::{nc_copy_att, nc_del_att, nc_get_att, nc_inq_att, nc_inq_attname, nc_put_att, nc_rename_att};
+use crate::ffi::data::{
     nc_get_var1, nc_get_vara, nc_get_varm, nc_get_vars, nc_put_var1, nc_put_vara, nc_put_varm, nc_put_vars,
 };
-use super::file::{
+use crate::ffi::file::{
     nc_abort, nc_close, nc_create, nc_enddef, nc_inq, nc_inq_unlimdim, nc_open, nc_redef, nc_set_fill, nc_sync,
 };
-use super::meta::{
+use crate::ffi::{NC_NOERR, catch, put, slice_mut};
+use crate::ffi::{
     nc_def_dim, nc_def_var, nc_inq_dim, nc_inq_dimid, nc_inq_dimlen, nc_inq_var, nc_inq_varid, nc_rename_dim,
     nc_rename_var,
 };
-use super::{NC_NOERR, catch, put, slice_mut};
 
 const NC_EINVAL: c_int = -36;
 const NC_EBADTYPE: c_int = -45;
@@ -452,7 +452,7 @@ unsafe fn element_map(ncid: c_int, varid: c_int, map: *const c_long) -> Result<V
     }
     let ndims = usize::try_from(ndims).map_err(|_| NC_EINVAL)?;
     // SAFETY: one element per dimension (module contract).
-    let m = unsafe { super::slice(map, ndims) }.map_err(|e| e.code())?;
+    let m = unsafe { crate::ffi::slice(map, ndims) }.map_err(|e| e.code())?;
     Ok(m.iter().map(|&b| (b / c_long::from(size)) as isize).collect())
 }
 
@@ -755,7 +755,7 @@ pub unsafe extern "C" fn nc_inq_rec(
     recvarids: *mut c_int,
     recsizes: *mut usize,
 ) -> c_int {
-    super::delegate::forward!(ncid => nc_inq_rec(ncid, nrecvarsp, recvarids, recsizes));
+    crate::ffi::delegate::forward!(ncid => nc_inq_rec(ncid, nrecvarsp, recvarids, recsizes));
     catch(NC_EINTERNAL, || {
         let recs = match record_vars(ncid) {
             Ok(r) => r,
@@ -802,7 +802,7 @@ unsafe fn rec_io(ncid: c_int, recnum: usize, datap: *const *mut c_void, write: b
         return NC_NOERR;
     }
     // SAFETY: one pointer per record variable (contract above).
-    let Ok(ptrs) = (unsafe { super::slice(datap, recs.len()) }) else {
+    let Ok(ptrs) = (unsafe { crate::ffi::slice(datap, recs.len()) }) else {
         return NC_EINVAL;
     };
     for (&(varid, _), &p) in recs.iter().zip(ptrs) {
@@ -835,7 +835,7 @@ unsafe fn rec_io(ncid: c_int, recnum: usize, datap: *const *mut c_void, write: b
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_rec(ncid: c_int, recnum: usize, datap: *mut *mut c_void) -> c_int {
-    super::delegate::forward!(ncid => nc_get_rec(ncid, recnum, datap));
+    crate::ffi::delegate::forward!(ncid => nc_get_rec(ncid, recnum, datap));
     // SAFETY: forwarded contract.
     catch(NC_EINTERNAL, || unsafe {
         rec_io(ncid, recnum, datap.cast_const(), false)
@@ -849,7 +849,7 @@ pub unsafe extern "C" fn nc_get_rec(ncid: c_int, recnum: usize, datap: *mut *mut
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_rec(ncid: c_int, recnum: usize, datap: *const *mut c_void) -> c_int {
-    super::delegate::forward!(ncid => nc_put_rec(ncid, recnum, datap));
+    crate::ffi::delegate::forward!(ncid => nc_put_rec(ncid, recnum, datap));
     // SAFETY: forwarded contract.
     catch(NC_EINTERNAL, || unsafe { rec_io(ncid, recnum, datap, true) })
 }

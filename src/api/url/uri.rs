@@ -1,6 +1,6 @@
 //! The URI grammar of netcdf-c's `ncuriparse`/`ncuribuild` (libdispatch/ncuri.c,
 //! v4.9.0), written from its observed behaviour. Both the path classifier
-//! (`crate::url`) and the C exports `ncuriparse`/`ncuribuild` (`ffi::client`) use
+//! (`crate::api::url`) and the C exports `ncuriparse`/`ncuribuild` (`ffi::client`) use
 //! this one parser, so what ncdump rebuilds is exactly what `classify` accepts.
 //!
 //! Grammar, as netcdf-c accepts it:

@@ -1,4 +1,4 @@
-//! Safe wrapper over the igzip shim (`src/ffi/c/isal.c`): deflate level 1
+//! Safe wrapper over the igzip shim (`src/sys/c/isal.c`): deflate level 1
 //! through Intel's ISA-L, when the library was built with it
 //! (`cfg(nczarr_isal)`, set by build.rs when libisal-dev is installed).
 

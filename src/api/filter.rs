@@ -12,12 +12,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::api::handles;
 use crate::codec;
 use crate::error::{NcError, NcResult};
-use crate::handles;
 use crate::log::Level;
 use crate::model::ResolvedChain;
-use crate::types::NcType;
+use crate::model::types::NcType;
 
 pub const DEFLATE: u32 = 1;
 pub const SHUFFLE: u32 = 2;

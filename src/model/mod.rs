@@ -3,12 +3,17 @@
 //! Data access lives in `engine`; (de)serialisation in `format`.
 #![forbid(unsafe_code)]
 
+pub mod cache;
+pub mod convert;
+pub mod quantize;
+pub mod types;
+
 use std::sync::Arc;
 
-use crate::engine::cache::ChunkCache;
 use crate::error::{NcError, NcResult};
+use crate::model::cache::ChunkCache;
+use crate::model::types::{NC_MAX_NAME, NcType};
 use crate::storage::Store;
-use crate::types::{NC_MAX_NAME, NcType};
 
 /// Default per-variable chunk cache, as netcdf-c 4.10.1 (`nc_get_chunk_cache`).
 pub const DEFAULT_CACHE_SIZE: usize = 64 << 20;
@@ -465,7 +470,7 @@ impl Dataset {
         let as_width = |a: &Att| match &a.value {
             AttValue::Bytes(b) if a.ty.is_numeric() && !b.is_empty() => {
                 let mut v = vec![0u8; 8];
-                crate::convert::convert(a.ty, &b[..a.ty.size()], NcType::Int64, &mut v).ok()?;
+                crate::model::convert::convert(a.ty, &b[..a.ty.size()], NcType::Int64, &mut v).ok()?;
                 let n = i64::from_ne_bytes(v.try_into().ok()?);
                 usize::try_from(n).ok().filter(|&n| n > 0 && n <= 1 << 20)
             }
@@ -620,7 +625,7 @@ impl Dataset {
         if self.groups[grp].children.iter().any(|&c| self.groups[c].name == name) {
             return Err(NcError::NameInUse);
         }
-        if dimids.len() > crate::types::NC_MAX_VAR_DIMS {
+        if dimids.len() > crate::model::types::NC_MAX_VAR_DIMS {
             return Err(NcError::MaxDims);
         }
         let mut ds = Vec::with_capacity(dimids.len());
@@ -756,7 +761,7 @@ impl Dataset {
     // ----- attributes -----
 
     pub fn atts(&self, grp: usize, varid: i32) -> NcResult<&Vec<Att>> {
-        if varid == crate::types::NC_GLOBAL {
+        if varid == crate::model::types::NC_GLOBAL {
             Ok(&self.group(grp)?.atts)
         } else {
             Ok(&self.var(grp, varid)?.atts)
@@ -764,7 +769,7 @@ impl Dataset {
     }
 
     fn atts_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Vec<Att>> {
-        if varid == crate::types::NC_GLOBAL {
+        if varid == crate::model::types::NC_GLOBAL {
             Ok(&mut self.group_mut(grp)?.atts)
         } else {
             Ok(&mut self.var_mut(grp, varid)?.atts)
@@ -772,7 +777,7 @@ impl Dataset {
     }
 
     fn mark_att_dirty(&mut self, grp: usize, varid: i32) {
-        if varid == crate::types::NC_GLOBAL {
+        if varid == crate::model::types::NC_GLOBAL {
             self.meta_dirty = true;
         } else if let Ok(v) = self.var_mut(grp, varid) {
             v.meta_dirty = true;
@@ -792,7 +797,7 @@ impl Dataset {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        let global = varid == crate::types::NC_GLOBAL;
+        let global = varid == crate::model::types::NC_GLOBAL;
         if is_reserved_att(name, global, grp == 0) {
             return Err(NcError::NameInUse);
         }
@@ -845,7 +850,7 @@ impl Dataset {
         if !self.writable {
             return Err(NcError::Perm);
         }
-        if is_reserved_att(newname, varid == crate::types::NC_GLOBAL, grp == 0) || newname == "_FillValue" {
+        if is_reserved_att(newname, varid == crate::model::types::NC_GLOBAL, grp == 0) || newname == "_FillValue" {
             return Err(NcError::NameInUse);
         }
         let atts = self.atts_mut(grp, varid)?;
@@ -865,7 +870,7 @@ impl Dataset {
             return Err(NcError::Perm);
         }
         self.define_mode = true;
-        if name == "_FillValue" && varid != crate::types::NC_GLOBAL {
+        if name == "_FillValue" && varid != crate::model::types::NC_GLOBAL {
             // The fill value in effect stays (netcdf-c leaves it alone too).
             let v = self.var(grp, varid)?;
             if v.created || v.data_written {

@@ -14,8 +14,8 @@
 
 use std::ffi::{c_char, c_int, c_long, c_short};
 
-use super::{catch, cbytes, put};
-use crate::cdtime::{self, CompTime, HumanTime};
+use crate::api::cdtime::{self, CompTime, HumanTime};
+use crate::ffi::{catch, cbytes, put};
 
 /// `cdCompTime`: a calendar date and time.
 #[repr(C)]

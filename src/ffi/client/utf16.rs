@@ -3,8 +3,8 @@
 
 use std::ffi::{c_int, c_uchar, c_ushort};
 
-use super::{cbytes, put, status};
 use crate::error::NcError;
+use crate::ffi::{cbytes, put, status};
 
 /// `int nc_utf8_to_utf16(const unsigned char* s8, unsigned short** utf16p, size_t* lenp)`
 ///
@@ -24,7 +24,7 @@ pub unsafe extern "C" fn nc_utf8_to_utf16(s8: *const c_uchar, utf16p: *mut *mut 
     status(|| {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let bytes = unsafe { cbytes(s8.cast()) }?;
-        let units = crate::utf16::utf8_to_ucs2(bytes)?;
+        let units = crate::api::utf16::utf8_to_ucs2(bytes)?;
         if !utf16p.is_null() {
             let size = (units.len() + 1)
                 .checked_mul(std::mem::size_of::<c_ushort>())

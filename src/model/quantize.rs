@@ -6,10 +6,8 @@
 //! in an attribute, as netcdf-c does (`_QuantizeBitRoundNumberOfSignificantBits`, ...).
 #![forbid(unsafe_code)]
 
-use crate::error::{NcError, NcResult};
-use crate::handles;
+use crate::model::types::NcType;
 use crate::model::{Att, AttValue, Var};
-use crate::types::NcType;
 
 pub const BITGROOM: i32 = 1;
 pub const GRANULARBR: i32 = 2;
@@ -23,40 +21,11 @@ pub const ATT_NAMES: [&str; 3] = [
 ];
 
 /// Explicit mantissa bits of float and double.
-const MANT_F32: i32 = 23;
-const MANT_F64: i32 = 52;
-
-/// `nc_def_var_quantize`, with netcdf-c's checks.
-pub fn def(ncid: i32, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
-    handles::with(ncid, |ds, grp| {
-        if !ds.writable {
-            return Err(NcError::Perm);
-        }
-        let v = ds.var_mut(grp, varid)?;
-        if v.created {
-            return Err(NcError::LateDef);
-        }
-        if !(0..=3).contains(&mode) {
-            return Err(NcError::Inval);
-        }
-        if mode != 0 {
-            let (max_digits, max_bits) = match v.ty {
-                NcType::Float => (6, MANT_F32),
-                NcType::Double => (15, MANT_F64),
-                _ => return Err(NcError::Inval),
-            };
-            let max = if mode == BITROUND { max_bits } else { max_digits };
-            if nsd <= 0 || nsd > max {
-                return Err(NcError::Inval);
-            }
-        }
-        set(v, mode, if mode == 0 { 0 } else { nsd });
-        Ok(())
-    })
-}
+pub const MANT_F32: i32 = 23;
+pub const MANT_F64: i32 = 52;
 
 /// Record a quantize setting in a variable and its attribute.
-fn set(v: &mut Var, mode: i32, nsd: i32) {
+pub fn set(v: &mut Var, mode: i32, nsd: i32) {
     v.atts.retain(|a| !ATT_NAMES.contains(&a.name.as_str()));
     if mode > 0 {
         v.atts.push(Att {
@@ -86,17 +55,6 @@ pub fn from_atts(v: &Var) -> (i32, i32) {
         }
     }
     (0, 0)
-}
-
-/// `nc_inq_var_quantize`.
-pub fn inq(ncid: i32, varid: i32) -> NcResult<(i32, i32)> {
-    handles::with(ncid, |ds, grp| {
-        let v = ds.var(grp, varid)?;
-        if v.quantize.0 != 0 {
-            return Ok(v.quantize);
-        }
-        Ok(from_atts(v))
-    })
 }
 
 /// log2(10): bits per decimal digit.

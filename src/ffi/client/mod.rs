@@ -17,14 +17,17 @@
 //! URL without fragment, `nc__testurl` on a URL without path) these return an
 //! error or a "no" instead; each place says so.
 
+pub mod cdtime;
+pub mod utf16;
+
 use std::ffi::{c_char, c_int, c_void};
 use std::mem::size_of;
 use std::ptr;
 
+use crate::api::url::uri::{self, Uri};
+use crate::api::url::{path_canonical, shell_unescape, test_url_v410, test_url_v490};
 use crate::error::{NcError, NcResult};
 use crate::ffi::{catch, cbytes, cstr, malloc_cstring, put, status};
-use crate::url::uri::{self, Uri};
-use crate::url::{path_canonical, shell_unescape, test_url_v410, test_url_v490};
 
 // ---------------------------------------------------------------------------
 // Path helpers

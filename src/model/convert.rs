@@ -98,7 +98,7 @@
 #![forbid(unsafe_code)]
 
 use crate::error::{NcError, NcResult};
-use crate::types::NcType;
+use crate::model::types::NcType;
 
 /// Convert `src.len() / from.size()` values of type `from` into `dst` as type
 /// `to`, all native-endian.

@@ -2,19 +2,25 @@
 //! inquiries that need more than the model (virtual attributes, formats).
 #![forbid(unsafe_code)]
 
+pub mod cdtime;
+pub mod filter;
+pub mod handles;
+pub mod quantize;
+pub mod url;
+pub mod utf16;
+
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
 use crate::format::{read, write};
-use crate::handles;
+use crate::model::types::{NC_GLOBAL, NcType};
 use crate::model::{Att, AttValue, Dataset, Flavor, Group};
 use crate::storage::Store;
 use crate::storage::file::FileStore;
 use crate::storage::zip::ZipStore;
-use crate::types::{NC_GLOBAL, NcType};
-use crate::url::{self, Location, StoreKind, Target};
+use url::{Location, StoreKind, Target};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;

@@ -1,0 +1,138 @@
+//! Library-wide settings: alignment, metadata block size, log level,
+//! `nc_show_metadata` and the rc table (`nc_rc_get`/`nc_rc_set`).
+//!
+//! # Safety (every function here)
+//! Pointer arguments are NULL or valid for the access netcdf-c documents:
+//! strings NUL-terminated, name buffers at least NC_MAX_NAME+1 bytes,
+//! out-parameters writable, arrays long enough for what the dataset holds.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int};
+use std::sync::Mutex;
+
+use super::delegate::forward;
+use super::{NC_NOERR, catch, cstr, malloc_cstring, put, status};
+use crate::api::handles;
+
+const NC_EINVAL: c_int = -36;
+const NC_EINTERNAL: c_int = -92;
+
+// ----- library settings -----
+
+static ALIGNMENT: Mutex<(c_int, c_int)> = Mutex::new((0, 0));
+
+/// Recorded and reported by `nc_get_alignment`; it shapes HDF5 files only,
+/// so Zarr datasets ignore it (as in netcdf-c).
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int {
+    *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner()) = (threshold, alignment);
+    NC_NOERR
+}
+
+/// # Safety
+/// See the module documentation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *mut c_int) -> c_int {
+    let (t, a) = *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner());
+    // SAFETY: NULL or writable.
+    unsafe {
+        put(thresholdp, t);
+        put(alignmentp, a);
+    }
+    NC_NOERR
+}
+
+static META_BLOCK_SIZE: Mutex<usize> = Mutex::new(0);
+
+/// HDF5's metadata block size: recorded, without effect on Zarr (4.10.1).
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_meta_block_size(size: usize) -> c_int {
+    *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner()) = size;
+    NC_NOERR
+}
+
+/// # Safety
+/// See the module documentation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_meta_block_size(sizep: *mut usize) -> c_int {
+    let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
+    // SAFETY: NULL or writable.
+    unsafe { put(sizep, s) };
+    NC_NOERR
+}
+
+/// The Fortran form of `nc_set_meta_block_size` (4.10.1).
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_meta_block_size_ints(size: c_int) -> c_int {
+    match usize::try_from(size) {
+        Ok(s) => nc_set_meta_block_size(s),
+        Err(_) => NC_EINVAL,
+    }
+}
+
+/// # Safety
+/// See the module documentation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_meta_block_size_ints(sizep: *mut c_int) -> c_int {
+    let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
+    // SAFETY: NULL or writable.
+    unsafe { put(sizep, s as c_int) };
+    NC_NOERR
+}
+
+/// netcdf-c's log level: a level above 0 switches this library's log lines
+/// on (as `NCLOGGING` does), 0 or `NC_TURN_OFF_LOGGING` (-1) switches them off.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
+    catch(NC_EINTERNAL, || {
+        crate::log::set_enabled(new_level > 0);
+        NC_NOERR
+    })
+}
+
+/// netcdf-c prints the metadata at log level 2 or more; here: NC_NOERR for a
+/// valid ncid (NC_EBADID otherwise), printing nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
+    forward!(ncid => nc_show_metadata(ncid));
+    status(|| handles::get(ncid).map(|_| ()))
+}
+
+static RC: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+
+/// The value of an rc key set with `nc_rc_set` in this process, as a
+/// `malloc`'d copy the caller frees; NULL when unset. (This library reads no
+/// `.ncrc` files: its settings come from the URL and environment variables.)
+///
+/// # Safety
+/// `key` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rc_get(key: *const c_char) -> *mut c_char {
+    catch(std::ptr::null_mut(), || {
+        // SAFETY: NULL or NUL-terminated.
+        let Ok(key) = (unsafe { cstr(key) }) else {
+            return std::ptr::null_mut();
+        };
+        let rc = RC.lock().unwrap_or_else(|p| p.into_inner());
+        match rc.as_ref().and_then(|m| m.get(key)) {
+            Some(v) => malloc_cstring(v.as_bytes()),
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Set (or replace) an rc key for this process. NULL key or value: NC_EINVAL.
+///
+/// # Safety
+/// `key` and `value` are NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rc_set(key: *const c_char, value: *const c_char) -> c_int {
+    status(|| {
+        // SAFETY: NULL or NUL-terminated.
+        let (key, value) = unsafe { (cstr(key)?, cstr(value)?) };
+        let mut rc = RC.lock().unwrap_or_else(|p| p.into_inner());
+        rc.get_or_insert_with(HashMap::new)
+            .insert(key.to_owned(), value.to_owned());
+        Ok(())
+    })
+}

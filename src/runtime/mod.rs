@@ -1,0 +1,6 @@
+//! What every layer runs on: the private worker pool and the pool of
+//! recycled chunk buffers. Depends on nothing else in the crate.
+#![forbid(unsafe_code)]
+
+pub mod buffers;
+pub mod pool;

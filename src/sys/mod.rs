@@ -1,0 +1,9 @@
+//! Bindings to the C libraries the library calls (not exports): c-blosc,
+//! Intel's ISA-L (through `c/isal.c`), HDF5-style filter plugins loaded with
+//! `dlopen`, and the system libnetcdf that non-Zarr datasets are handed to.
+//! Each `unsafe` block here says why the call is sound.
+
+pub mod blosc;
+pub mod isal;
+pub mod netcdf;
+pub mod plugin;
