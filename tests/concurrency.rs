@@ -1,6 +1,10 @@
 //! Many threads using the C API at once: four writers on four datasets and
 //! four readers on one dataset, with every value checked.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::check;
 use std::ffi::CString;

@@ -6,6 +6,10 @@
 //!
 //! Skipped when the NCZ_S3_* variables of scripts/s3-server.sh are not set.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use std::collections::BTreeMap;

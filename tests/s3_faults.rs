@@ -7,6 +7,10 @@
 //!
 //! Skipped when the NCZ_S3_* variables of the server's env file are not set.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use std::ffi::CString;
