@@ -37,7 +37,7 @@ unsafe fn put_att_impl(
     // netcdf-c checks the ncid before any other argument.
     handles::with(ncid, |_, _| Ok(()))?;
     // SAFETY: name is NULL or NUL-terminated (this function's contract).
-    let name = unsafe { cstr(name) }?;
+    let name = unsafe { att_name(name) }?;
     if name.len() > NC_MAX_NAME {
         // What netcdf-c 4.10.1 answers for an over-long new attribute name.
         return Err(NcError::BadName);
@@ -89,16 +89,32 @@ unsafe fn put_att_impl(
     if range { Err(NcError::Range) } else { Ok(()) }
 }
 
+/// An attribute name from the caller: netcdf-c 4.10.1 answers a NULL name
+/// with NC_EBADNAME in the attribute calls that look one up or store one.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated.
+unsafe fn att_name<'a>(name: *const c_char) -> NcResult<&'a str> {
+    if name.is_null() {
+        return Err(NcError::BadName);
+    }
+    // SAFETY: name is non-NULL and NUL-terminated (this function's contract).
+    unsafe { cstr(name) }
+}
+
 /// Look an attribute up by the caller's name, in netcdf-c's order of
-/// checks: the ncid, the varid, then the name (NULL: NC_EINVAL; longer than
-/// NC_MAX_NAME: NC_EMAXNAME).
+/// checks: the ncid, the varid, then the name (NULL: NC_EBADNAME; longer
+/// than NC_MAX_NAME: NC_EMAXNAME).
 ///
 /// # Safety
 /// `name` is NULL or NUL-terminated.
 unsafe fn lookup_att(ncid: c_int, varid: c_int, name: *const c_char) -> NcResult<Att> {
     handles::with(ncid, |ds, grp| {
         ds.atts(grp, varid)?;
-        // SAFETY: name is NULL or NUL-terminated (this function's contract).
+        if name.is_null() {
+            return Err(NcError::BadName);
+        }
+        // SAFETY: name is non-NULL and NUL-terminated (this function's contract).
         let name = unsafe { cname(name) }?;
         Ok(api::att_lookup(ds, grp, varid, name)?.into_owned())
     })
@@ -126,7 +142,11 @@ unsafe fn get_att_impl(
                     .err()
                     .unwrap_or(NcError::BadType));
             }
-            // SAFETY: ip is NULL or has room for one `char*` per value (this
+            if ip.is_null() {
+                // netcdf-c copies nothing to a NULL value pointer.
+                return Ok(());
+            }
+            // SAFETY: ip is non-NULL with room for one `char*` per value (this
             // function's contract).
             let out = unsafe { slice_mut(ip.cast::<*mut c_char>(), s.len()) }?;
             for (o, v) in out.iter_mut().zip(s) {
@@ -142,14 +162,17 @@ unsafe fn get_att_impl(
                 return Err(convert::check_compatible(mem, att.ty).err().unwrap_or(NcError::BadType));
             }
             convert::check_compatible(mem, att.ty)?;
+            if ip.is_null() {
+                // netcdf-c copies nothing to a NULL value pointer.
+                return Ok(());
+            }
             let n = att.len();
             let nbytes = n.checked_mul(mem.size()).ok_or(NcError::NoMem)?;
-            // SAFETY: ip is NULL or has room for the attribute's n values in
+            // SAFETY: ip is non-NULL with room for the attribute's n values in
             // the memory type (this function's contract).
             let dst = unsafe { slice_mut(ip.cast::<u8>(), nbytes) }?;
             convert::convert(att.ty, b, mem, dst)?;
-            if mem == NcType::Char && varid != crate::model::types::NC_GLOBAL && att.name == "_Codecs" && !ip.is_null()
-            {
+            if mem == NcType::Char && varid != crate::model::types::NC_GLOBAL && att.name == "_Codecs" {
                 // netcdf-c writes a NUL after the text of `_Codecs`, and
                 // Debian's ncdump (4.9.0) relies on it: its buffer has room
                 // for one byte more than the length and is not terminated.
@@ -503,7 +526,10 @@ pub unsafe extern "C" fn nc_copy_att(
             // (they may be the same dataset). Only stored attributes copy.
             let att = handles::with(ncid_in, |ds, grp| {
                 ds.atts(grp, varid_in)?;
-                // SAFETY: name is NULL or NUL-terminated (this export's contract).
+                if name.is_null() {
+                    return Err(NcError::BadName);
+                }
+                // SAFETY: name is non-NULL and NUL-terminated (this export's contract).
                 let name = unsafe { cname(name) }?;
                 Ok(ds.att(grp, varid_in, name)?.clone())
             })?;

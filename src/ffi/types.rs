@@ -42,11 +42,15 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
     ffi_boundary!(forward ncid => nc_inq_typeid(ncid, name, typeidp); status {
-        // netcdf-c checks the dataset, not the group, before the atomic names.
+        // netcdf-c checks the dataset before the atomic names and the group
+        // only after them.
         handles::get(ncid)?;
         // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cname(name) }?;
-        let t = NcType::ALL.iter().find(|t| t.name() == name).ok_or(NcError::BadType)?;
+        let Some(t) = NcType::ALL.iter().find(|t| t.name() == name) else {
+            handles::with(ncid, |_, _| Ok(()))?;
+            return Err(NcError::BadType);
+        };
         // SAFETY: typeidp is NULL or writable (this export's contract).
         unsafe { put(typeidp, t.id()) };
         Ok(())

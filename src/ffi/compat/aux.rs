@@ -421,7 +421,11 @@ pub unsafe extern "C" fn ncaux_readfile(
     content: *mut *mut c_void,
 ) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: filename is NULL or NUL-terminated (this export's contract).
+        if filename.is_null() {
+            // What netcdf-c answers: the errno fopen(NULL) sets.
+            return libc::EFAULT;
+        }
+        // SAFETY: filename is non-NULL and NUL-terminated (this export's contract).
         let name = match unsafe { cbytes(filename) } {
             Ok(n) => n,
             Err(e) => return e.code(),
@@ -456,8 +460,12 @@ pub unsafe extern "C" fn ncaux_readfile(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_writefile(filename: *const c_char, size: usize, content: *mut c_void) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: filename is NULL or NUL-terminated and content NULL (size 0)
-        // or valid for size bytes (this export's contract).
+        if filename.is_null() {
+            // What netcdf-c answers: the errno fopen(NULL) sets.
+            return libc::EFAULT;
+        }
+        // SAFETY: filename is non-NULL and NUL-terminated, content NULL (size
+        // 0) or valid for size bytes (this export's contract).
         let (name, data) = match unsafe { (cbytes(filename), slice(content.cast::<u8>().cast_const(), size)) } {
             (Ok(n), Ok(d)) => (n, d),
             (Err(e), _) | (_, Err(e)) => return e.code(),
