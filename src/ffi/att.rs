@@ -456,6 +456,10 @@ pub unsafe extern "C" fn nc_rename_att(
 ) -> c_int {
     ffi_boundary!(forward ncid => nc_rename_att(ncid, varid, name, newname); status {
         handles::with(ncid, |ds, grp| {
+            // netcdf-c refuses a read-only dataset before it looks at names.
+            if !ds.writable {
+                return Err(NcError::Perm);
+            }
             ds.atts(grp, varid)?;
             // SAFETY: name and newname are NULL or NUL-terminated (this
             // export's contract).
@@ -473,7 +477,13 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
     ffi_boundary!(forward ncid => nc_del_att(ncid, varid, name); status {
         // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
-        handles::with(ncid, |ds, grp| ds.del_att(grp, varid, name))
+        handles::with(ncid, |ds, grp| {
+            // netcdf-c refuses a read-only dataset before it looks for the attribute.
+            if !ds.writable {
+                return Err(NcError::Perm);
+            }
+            ds.del_att(grp, varid, name)
+        })
     })
 }
 
