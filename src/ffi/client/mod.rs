@@ -219,6 +219,44 @@ pub extern "C" fn ncsetlogging(tf: c_int) -> c_int {
     ffi_boundary!(on_panic(0) { c_int::from(crate::log::set_enabled(tf != 0)) })
 }
 
+/// netcdf-c >= 4.9.3's log levels (nclog.h): NCLOGOFF 0 .. NCLOGDEBUG 4.
+const NCLOGNOTE: c_int = 3;
+const NCLOGDEBUG: c_int = 4;
+
+/// The level reported while logging is on: the last one set, or NCLOGNOTE
+/// (what `NCLOGGING` and `ncsetlogging` switch on in netcdf-c).
+static LOG_LEVEL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(NCLOGNOTE);
+
+/// The current level: NCLOGOFF while logging is off.
+fn log_level() -> c_int {
+    if crate::log::enabled() {
+        LOG_LEVEL.load(std::sync::atomic::Ordering::Relaxed)
+    } else {
+        0
+    }
+}
+
+/// `int ncsetloglevel(int level)` (nclog.h, netcdf-c >= 4.9.3, the
+/// successor of `ncsetlogging`; every ncdump since then imports it for
+/// `-L`): set the log level, NCLOGOFF (0), NCLOGERR (1), NCLOGWARN (2),
+/// NCLOGNOTE (3) or NCLOGDEBUG (4), and return the previous one. Another
+/// value changes nothing and returns the current level, as netcdf-c. This
+/// library's log has no severity filter: every level above NCLOGOFF shows
+/// all of its lines.
+#[unsafe(no_mangle)]
+pub extern "C" fn ncsetloglevel(level: c_int) -> c_int {
+    ffi_boundary!(on_panic(0) {
+        let was = log_level();
+        if (0..=NCLOGDEBUG).contains(&level) {
+            if level > 0 {
+                LOG_LEVEL.store(level, std::sync::atomic::Ordering::Relaxed);
+            }
+            crate::log::set_enabled(level > 0);
+        }
+        was
+    })
+}
+
 /// Called by `ncvlog` (c/varargs.c) first: an error (tag NCLOGERR = 2) switches
 /// logging on, as netcdf-c does, and returns the previous state; other tags
 /// return -1.
@@ -1528,6 +1566,25 @@ mod tests {
         // SAFETY: as above; freed once.
         unsafe { libc::free(p.cast()) };
         Some(s)
+    }
+
+    #[test]
+    fn log_levels() {
+        // Logging state is process-wide: restore it at the end.
+        let start = ncsetloglevel(-1);
+        assert_eq!(ncsetloglevel(NCLOGDEBUG), start);
+        assert_eq!(ncsetloglevel(2), NCLOGDEBUG);
+        assert!(crate::log::enabled());
+        // Out of range: nothing changes, the current level comes back.
+        assert_eq!(ncsetloglevel(5), 2);
+        assert_eq!(ncsetloglevel(-1), 2);
+        assert_eq!(ncsetloglevel(0), 2);
+        assert!(!crate::log::enabled());
+        assert_eq!(ncsetloglevel(0), 0);
+        // ncsetlogging switches the same log, at the level last set.
+        assert_eq!(ncsetlogging(1), 0);
+        assert_eq!(ncsetloglevel(0), 2);
+        ncsetloglevel(start);
     }
 
     #[test]
