@@ -6,6 +6,10 @@
 //! variable (they may be NULL where netcdf-c allows it); the value buffer
 //! holds the selected values in the call's memory type (for `varm`, as far as
 //! the map reaches); strings are `char*` values, NUL-terminated or NULL.
+//!
+//! A NULL value buffer for a selection of one value or more is NC_EINVAL:
+//! netcdf-c 4.10.1 reads through it (a crash) or, for some puts, answers
+//! NC_NOERR having written nothing.
 
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
@@ -834,6 +838,7 @@ unsafe fn free_strings(v: &mut [*mut c_char]) {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -> c_int {
+    // NULL data with nelems > 0 is NC_EINVAL (netcdf-c crashes).
     ffi_boundary!(status {
         // SAFETY: data is NULL (with nelems 0) or holds nelems pointers, each
         // NULL or from malloc (this export's contract).

@@ -120,8 +120,9 @@ pub(crate) fn code_of(r: NcResult<()>) -> c_int {
     }
 }
 
-/// The result a C status stands for (a positive `errno` or an unknown code
-/// has no `NcError`: such a status is passed on by the caller itself).
+/// The result a C status stands for. A positive `errno` or an unknown code
+/// has no `NcError` and becomes NC_EINTERNAL: calls whose statuses may be
+/// such (the system library's) keep the `c_int` instead.
 pub(crate) fn result_of(status: c_int) -> NcResult<()> {
     match status {
         NC_NOERR => Ok(()),
@@ -304,4 +305,102 @@ pub(crate) fn malloc_cstring(s: &[u8]) -> *mut c_char {
         unsafe { put_cstring(p, s) };
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_any_form_is_the_panic_answer() {
+        fn status_panics() -> c_int {
+            ffi_boundary!(status {
+                let v: Vec<u8> = Vec::new();
+                let _ = v[3];
+                Ok(())
+            })
+        }
+        fn code_panics() -> c_int {
+            ffi_boundary!(code { panic!("test panic") })
+        }
+        fn pointer_panics() -> *const c_char {
+            ffi_boundary!(on_panic(c"fallback".as_ptr()) { panic!("test panic") })
+        }
+        assert_eq!(status_panics(), NcError::Internal.code());
+        assert_eq!(code_panics(), NcError::Internal.code());
+        // SAFETY: the fallback is a static NUL-terminated string.
+        assert_eq!(unsafe { CStr::from_ptr(pointer_panics()) }.to_bytes(), b"fallback");
+    }
+
+    #[test]
+    fn status_bodies_map_results() {
+        fn ok() -> c_int {
+            ffi_boundary!(status { Ok(()) })
+        }
+        fn early(flag: bool) -> c_int {
+            ffi_boundary!(status {
+                if flag {
+                    return Err(NcError::NotVar);
+                }
+                Err(NcError::BadId)?;
+                Ok(())
+            })
+        }
+        fn raw() -> c_int {
+            ffi_boundary!(code { 17 })
+        }
+        let mut panicked_answer_evaluated = false;
+        let v = ffi_boundary!(on_panic({
+            panicked_answer_evaluated = true;
+            0
+        }) { 5 });
+        assert_eq!((ok(), early(true), early(false), raw(), v), (0, -49, -33, 17, 5));
+        assert!(
+            !panicked_answer_evaluated,
+            "the panic answer is evaluated only after a panic"
+        );
+    }
+
+    #[test]
+    fn the_forward_clause_is_skipped_for_our_ids() {
+        // An id that names no delegated dataset: the body answers.
+        extern "C" fn probe(ncid: c_int) -> c_int {
+            ffi_boundary!(forward ncid => probe(ncid); status { Err(NcError::BadId) })
+        }
+        assert_eq!(probe(-1), NcError::BadId.code());
+        assert_eq!(probe(0x7fff << 16), NcError::BadId.code());
+    }
+
+    #[test]
+    fn name_buffers_hold_at_most_nc_max_name_plus_one_bytes() {
+        let mut buf = [0x5au8; 600];
+        let fits = "n".repeat(NC_MAX_NAME);
+        // SAFETY: buf has 600 bytes, more than NC_MAX_NAME + 1.
+        assert_eq!(unsafe { put_name(buf.as_mut_ptr().cast(), &fits) }, Ok(()));
+        assert_eq!(buf[NC_MAX_NAME], 0);
+        assert!(buf[NC_MAX_NAME + 1..].iter().all(|&b| b == 0x5a));
+        let mut buf = [0x5au8; 600];
+        let long = "n".repeat(NC_MAX_NAME + 1);
+        // SAFETY: buf has 600 bytes, more than NC_MAX_NAME + 1.
+        let r = unsafe { put_name(buf.as_mut_ptr().cast(), &long) };
+        assert_eq!(r, Err(NcError::MaxName));
+        assert!(buf.iter().all(|&b| b == 0x5a));
+        // A NULL buffer asks for no name: no error.
+        // SAFETY: NULL is allowed.
+        assert_eq!(unsafe { put_name(std::ptr::null_mut(), &long) }, Ok(()));
+        assert_eq!(check_name_out(std::ptr::null(), &long), Ok(()));
+        assert_eq!(check_name_out(buf.as_ptr().cast(), &long), Err(NcError::MaxName));
+    }
+
+    #[test]
+    fn lookup_names_longer_than_nc_max_name() {
+        let c = std::ffi::CString::new("x".repeat(NC_MAX_NAME + 1)).unwrap();
+        // SAFETY: NUL-terminated strings, or NULL.
+        unsafe {
+            assert_eq!(cname(c.as_ptr()), Err(NcError::MaxName));
+            assert_eq!(cname(c"ok".as_ptr()), Ok("ok"));
+            assert_eq!(cname(std::ptr::null()), Err(NcError::Inval));
+            assert_eq!(cname(c"\xff".as_ptr()), Err(NcError::BadName));
+        }
+    }
 }

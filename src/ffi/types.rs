@@ -45,6 +45,7 @@ pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp
         // netcdf-c checks the dataset before the atomic names and the group
         // only after them.
         handles::get(ncid)?;
+        // A NULL name is NC_EINVAL (netcdf-c crashes).
         // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cname(name) }?;
         let Some(t) = NcType::ALL.iter().find(|t| t.name() == name) else {

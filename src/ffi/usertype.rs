@@ -343,6 +343,7 @@ pub struct NcVlen {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
+    // NULL is NC_EINVAL (netcdf-c crashes).
     ffi_boundary!(status {
         // SAFETY: vl is NULL or points to one nc_vlen_t (this export's contract).
         let Some(v) = (unsafe { vl.as_mut() }) else {
@@ -362,6 +363,7 @@ pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlens(nelems: usize, vlens: *mut NcVlen) -> c_int {
+    // NULL with nelems > 0 is NC_EINVAL (netcdf-c crashes).
     ffi_boundary!(status {
         // SAFETY: vlens is NULL (with nelems 0) or holds nelems nc_vlen_t
         // values (this export's contract).
