@@ -53,7 +53,7 @@ elif compgen -G "$target/release/build/zstd-sys-*" >/dev/null || compgen -G "$ta
     clean_c_packages
 fi
 
-if [ ! -e "$target/release/libnetcdf.so" ]; then
+if [ ! -d "$target/release/deps" ]; then
     say "cargo build --release --locked: the first build compiles over 200 crates," \
         "several C libraries among them; on 2 cores that takes 10 to 15 minutes"
 fi
