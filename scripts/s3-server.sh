@@ -60,6 +60,20 @@ wait_until() {
     done
 }
 
+# retry TRIES COMMAND...: a ceph command again after a failure, a second
+# later: the monitor refuses a client's first commands now and then ('wrong
+# fsid', EPERM). Its stdout is the last try's.
+retry() {
+    local tries=$1 n=1
+    shift
+    until "$@"; do
+        ((n < tries)) || return 1
+        say "$1 failed (try $n of $tries); again"
+        n=$((n + 1))
+        sleep 1
+    done
+}
+
 # signed METHOD PATH [curl args]: a SigV4 request as the test user.
 signed() {
     local method=$1 path=$2
@@ -112,10 +126,11 @@ stop() {
 
 # On a failed start (the EXIT trap of start): which stage failed, and the end
 # of the setup log and of every daemon's log, on stderr.
-stage=
+stage='' failed_command=''
 start_failed() {
     local rc=$1 f
-    say "start FAILED (exit $rc) while starting $stage; the end of its logs follows (all in $dir/log)"
+    say "start FAILED (exit $rc) while starting $stage, in: ${failed_command:-?}"
+    say "the end of its logs follows (all in $dir/log)"
     for f in "$dir"/log/*; do
         [ -s "$f" ] || continue
         echo "----- $f (last 25 lines)" >&2
@@ -129,6 +144,9 @@ start() {
         exit 1
     }
     stage="the state directory $dir"
+    # The command that failed (errtrace: also inside functions), then the logs.
+    set -E
+    trap 'failed_command=$BASH_COMMAND' ERR
     trap 'rc=$?; [ $rc -eq 0 ] || start_failed $rc' EXIT
     stop
     rm -rf "$dir"
@@ -158,6 +176,12 @@ mon warn on pool no redundancy = false
 mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd objectstore = memstore
+# We put the OSD into the CRUSH map ourselves. Left on, these make the OSD send
+# the monitor commands at start that the monitor sometimes refuses ('wrong
+# fsid', EPERM: it answers before the client has its fsid), and the OSD then
+# exits 250 (seen in about half of the starts on a busy machine).
+osd crush update on start = false
+osd class update on start = false
 memstore device bytes = $memstore_bytes
 osd memory target = 536870912
 mon data = $dir/mon/\$cluster-\$id
@@ -180,11 +204,12 @@ EOF
     wait_until 60 ceph-mon ceph "${c[@]}" --connect-timeout 5 mon stat
     stage="the OSD (ceph-osd, ports $osd_ports)"
     osd_uuid=$(cat /proc/sys/kernel/random/uuid)
-    id=$(ceph "${c[@]}" osd create "$osd_uuid" 2>>"$setup")
+    # (osd create of the same uuid gives the same id; crush add is idempotent)
+    id=$(retry 5 ceph "${c[@]}" osd create "$osd_uuid" 2>>"$setup")
     mkdir -p "$dir/osd/ceph-$id"
     ceph-osd "${c[@]}" -i "$id" --mkfs --osd-uuid "$osd_uuid" >>"$setup" 2>&1
-    ceph "${c[@]}" osd crush add "osd.$id" 1.0 root=default host=localhost >>"$setup" 2>&1
-    ceph-osd "${c[@]}" -i "$id" >>"$setup" 2>&1
+    retry 5 ceph "${c[@]}" osd crush add "osd.$id" 1.0 root=default host=localhost >>"$setup" 2>&1
+    retry 3 ceph-osd "${c[@]}" -i "$id" >>"$setup" 2>&1
     wait_until 60 "the OSD" bash -c "ceph -c '$dir/ceph.conf' osd stat 2>/dev/null | grep -q '1 up'"
     stage="radosgw (port $port)"
     radosgw "${c[@]}" -n client.rgw.a >>"$setup" 2>&1
