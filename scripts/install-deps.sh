@@ -13,7 +13,7 @@ set -euo pipefail
 # libisal-dev: Intel's ISA-L, which deflate level 1 encodes with; clang-16:
 # the compiler of the bundled C codecs (scripts/cc; zstd encodes faster).
 APT_PACKAGES=(
-    cmake pkg-config gcc g++ libisal-dev clang-16
+    cmake pkg-config gcc g++ libisal-dev libaec-dev clang-16
     netcdf-bin libnetcdf-dev libnetcdf19
     python3 python3-venv perl
     valgrind
