@@ -31,8 +31,6 @@ pub(super) struct ChunkSpec {
     pub no_fill: bool,
     /// The codec chain (None without codecs; an error when a codec is missing).
     pub chain: Option<Result<Arc<Chain>, NcError>>,
-    /// Quantize mode and parameter (`nc_def_var_quantize`).
-    pub quantize: (i32, i32),
     /// The variable's key in the store (where its chunks live; for log lines).
     pub node: String,
 }
@@ -75,7 +73,6 @@ impl ChunkSpec {
             fill: var.fill.clone(),
             no_fill: var.no_fill,
             chain: var.current_chain(),
-            quantize: var.quantize,
             node: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
         }
     }
@@ -97,9 +94,10 @@ impl ChunkSpec {
     }
 
     /// Whether values of memory type `mt` are stored exactly as they are in
-    /// memory (what `reads_in_place` asks, and no quantization on write).
+    /// memory (what `reads_in_place` asks; quantization happened before, in
+    /// the write's input).
     pub fn writes_in_place(&self, mt: NcType) -> bool {
-        self.reads_in_place(mt) && self.quantize.0 == 0
+        self.reads_in_place(mt)
     }
 
     /// Bytes of one value in a stored chunk before codecs (0 for vlen strings).
@@ -384,7 +382,7 @@ impl ChunkSpec {
     }
 
     /// Whether `data` is stored exactly as it is held (no codec, native
-    /// byte order, C order, no quantization): it can go to storage as it is.
+    /// byte order, C order): it can go to storage as it is.
     pub fn stored_as_is(&self, data: &ChunkData) -> bool {
         matches!(data, ChunkData::Bytes(_)) && self.ty != NcType::String && self.writes_in_place(self.ty)
     }
@@ -420,11 +418,8 @@ impl ChunkSpec {
     }
 
     /// Numbers as stored before codecs, transformed in their own buffer:
-    /// quantized, byte-swapped, in the stored order.
+    /// byte-swapped, in the stored order.
     fn plain_numbers(&self, mut b: Vec<u8>) -> Vec<u8> {
-        if self.quantize.0 > 0 {
-            crate::model::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
-        }
         if self.swaps() {
             convert::swap_in_place(&mut b, self.ty.size());
         }
@@ -575,7 +570,6 @@ pub(super) mod tests {
             fill: vec![0; ty.size().max(1)],
             no_fill: false,
             chain: None,
-            quantize: (0, 0),
             node: "v".to_string(),
         }
     }
@@ -589,6 +583,7 @@ pub(super) mod tests {
             type_size: s.ty.size(),
             chunk_shape: s.chunk.iter().map(|&c| c as u64).collect(),
             little_endian: !s.big_endian,
+            last_dim_len: None,
         };
         s.chain = Some(crate::codec::resolve("v", codecs, &ctx).map(Arc::new));
         s

@@ -18,6 +18,7 @@ use super::{MemIn, prepare};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::model::cache::ChunkData;
+use crate::model::convert;
 use crate::model::types::NcType;
 use crate::model::{Dataset, StringLayout, Var};
 use crate::runtime::buffers;
@@ -52,6 +53,15 @@ pub fn put_vars(
     else {
         return Ok(());
     };
+    let quantized = quantize_input(ds.var(grp, varid)?, &src, sel.total)?;
+    let mut out_of_range = quantized.as_ref().is_some_and(|q| q.out_of_range);
+    let src = match &quantized {
+        Some(q) => MemIn::Num {
+            ty: ds.var(grp, varid)?.ty,
+            data: &q.values,
+        },
+        None => src,
+    };
     if let MemIn::Str(s) = &src {
         fit_string_width(ds, grp, varid, &s[..sel.total])?;
     }
@@ -83,12 +93,48 @@ pub fn put_vars(
         src: &src,
         shape: &shape,
     };
-    let mut out_of_range = writer.store_whole(var, &whole, per_batch)?;
+    out_of_range |= writer.store_whole(var, &whole, per_batch)?;
     out_of_range |= writer.merge(var, store.as_ref(), &partial, per_batch)?;
     if defer {
         ds.deferred_bytes += whole_chunks.bytes();
     }
     if out_of_range { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// A write's values converted to the variable's type and quantized.
+struct Quantized {
+    values: Vec<u8>,
+    /// Some were out of range for the variable's type (stored anyway).
+    out_of_range: bool,
+}
+
+/// The values of a write to a quantized variable, converted to its type and
+/// quantized: netcdf-c quantizes the caller's values of each `nc_put_vara`
+/// before they go into chunks, so BitGroom's alternation follows the
+/// position in this write. None when the variable is not quantized.
+fn quantize_input(var: &Var, src: &MemIn<'_>, total: usize) -> NcResult<Option<Quantized>> {
+    let (mode, nsd) = var.quantize;
+    let MemIn::Num { ty, data } = src else {
+        return Ok(None);
+    };
+    if mode <= 0 || !matches!(var.ty, NcType::Float | NcType::Double) {
+        return Ok(None);
+    }
+    let input = total
+        .checked_mul(ty.size())
+        .and_then(|n| data.get(..n))
+        .ok_or(NcError::Internal)?;
+    let len = total.checked_mul(var.ty.size()).ok_or(NcError::NoMem)?;
+    let mut values = Vec::new();
+    values.try_reserve_exact(len).map_err(|_| NcError::NoMem)?;
+    values.resize(len, 0);
+    let out_of_range = match convert::convert(*ty, input, var.ty, &mut values) {
+        Ok(()) => false,
+        Err(NcError::Range) => true,
+        Err(e) => return Err(e),
+    };
+    crate::model::quantize::apply(mode, nsd, var.ty, &mut values, &var.fill);
+    Ok(Some(Quantized { values, out_of_range }))
 }
 
 /// A string variable's width: the user's `_nczarr_maxstrlen` (longer
@@ -388,5 +434,38 @@ mod tests {
         let stored = store.get(&Key::new("v/0").unwrap(), 1000).unwrap().unwrap();
         assert!(stored.len() < vals.len());
         assert_eq!(c.load(&[0]).unwrap(), ChunkData::Bytes(vals));
+    }
+
+    #[test]
+    fn quantized_writes_convert_first() {
+        let doubles: Vec<u8> = [std::f64::consts::PI, -2.5e-3, 1e300]
+            .iter()
+            .flat_map(|x| x.to_ne_bytes())
+            .collect();
+        let src = MemIn::Num {
+            ty: NcType::Double,
+            data: &doubles,
+        };
+        let mut var = Var::new("q", NcType::Float, vec![]);
+        assert!(quantize_input(&var, &src, 3).unwrap().is_none(), "not quantized");
+        var.quantize = (1, 3);
+        let q = quantize_input(&var, &src, 3).unwrap().unwrap();
+        assert!(q.out_of_range, "1e300 does not fit a float");
+        let floats: Vec<f32> = q
+            .values
+            .chunks_exact(4)
+            .map(|b| f32::from_ne_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(floats.len(), 3);
+        assert!((floats[0] - std::f32::consts::PI).abs() < 1e-2 && floats[0] != std::f32::consts::PI);
+        assert!((floats[1] + 2.5e-3).abs() < 1e-5);
+        // Too few values for the selection: an internal error, never a panic.
+        assert_eq!(quantize_input(&var, &src, 4).err(), Some(NcError::Internal));
+        // Only floating-point variables, and only numbers, are quantized.
+        let strs = [None];
+        assert!(quantize_input(&var, &MemIn::Str(&strs), 1).unwrap().is_none());
+        let mut int = Var::new("i", NcType::Int, vec![]);
+        int.quantize = (1, 3);
+        assert!(quantize_input(&int, &src, 3).unwrap().is_none());
     }
 }
