@@ -5,6 +5,10 @@
 //!
 //! The source every variable has today is `ObjectPerChunk`: one store
 //! object per chunk, named by a `KeyEncoding` under the variable's key.
+//! Zarr v3's `default` chunk key encoding (`c/1/0`) is one more
+//! `KeyEncoding` variant. A sharded array's inner chunks would be a source
+//! whose `get_into` reads the shard index (kept) and then the inner chunk's
+//! byte range, whose `object` is None, and whose `put` rewrites the shard.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -116,7 +120,8 @@ impl<S: ChunkSource + ?Sized> fmt::Display for ChunkName<'_, S> {
     }
 }
 
-/// How a chunk index becomes the name of its object under the variable's key.
+/// How a chunk index becomes the name of its object under the variable's
+/// key (`write` is the one place that spells it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum KeyEncoding {
     /// Zarr v2: the indices joined by the separator (`.` or `/`): `1.0.3`.
@@ -203,7 +208,8 @@ impl ChunkSource for ObjectPerChunk {
     }
 }
 
-/// The chunk source of variable `var`, whose key is `node`.
+/// The chunk source of variable `var`, whose key is `node`: the one place
+/// that chooses a variable's kind of source and key encoding.
 pub(super) fn for_var(ds: &Dataset, var: &Var, node: &str) -> Arc<dyn ChunkSource> {
     let keys = KeyEncoding::V2 {
         separator: var.dim_separator,
