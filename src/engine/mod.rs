@@ -167,7 +167,7 @@ impl ChunkSpec {
     fn key(&self, idx: &[u64]) -> NcResult<Key> {
         let sep = self.sep.to_string();
         let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&sep);
-        Key::new(&format!("{}/{}", self.prefix, name))
+        Ok(Key::new(&format!("{}/{}", self.prefix, name))?)
     }
 
     /// Whether chunks can be read straight into caller memory of type `mt`:
@@ -289,7 +289,7 @@ impl ChunkSpec {
                 Err(e)
             }
         };
-        self.load_fetched(idx, fetched)
+        self.load_fetched(idx, fetched.map_err(NcError::from))
     }
 
     /// Can chunks be decoded in part? Only through a single codec, for
@@ -334,7 +334,7 @@ impl ChunkSpec {
             }
             Err(e) => {
                 buffers::give(stored);
-                return self.load_fetched(idx, Err(e)).map(Part::Whole);
+                return self.load_fetched(idx, Err(e.into())).map(Part::Whole);
             }
         }
         let mut out = buffers::take_len(b1 - b0);
@@ -496,12 +496,12 @@ impl ChunkSpec {
             && self.ty != NcType::String
             && self.writes_in_place(self.ty)
         {
-            return store.put(&key, b);
+            return Ok(store.put(&key, b)?);
         }
         let raw = self.encode(data)?;
         let r = store.put(&key, &raw);
         buffers::give(raw);
-        r
+        Ok(r?)
     }
 
     /// `encode` for a chunk its owner is done with: numbers go through the
@@ -1131,7 +1131,7 @@ pub fn get_vars(
                             };
                             let (gi, (idx, segs)) = owner[p];
                             let read = || -> ChunkRead {
-                                let data = spec.load_fetched(idx, fetched)?;
+                                let data = spec.load_fetched(idx, fetched.map_err(NcError::from))?;
                                 let rs = chunk_runs(&sel, segs)?;
                                 let range = {
                                     let mut bl = lock(gi);
@@ -1339,7 +1339,7 @@ type Prefetched = std::collections::HashMap<Vec<u64>, (std::sync::Arc<crate::sto
 /// Decode a prefetched chunk, or fetch and decode it now.
 fn load_with(spec: &ChunkSpec, store: &dyn Store, pre: &Prefetched, idx: &Vec<u64>) -> NcResult<ChunkData> {
     match pre.get(idx) {
-        Some((arrivals, i)) => spec.load_fetched(idx, arrivals.take(*i)),
+        Some((arrivals, i)) => spec.load_fetched(idx, arrivals.take(*i).map_err(NcError::from)),
         None => spec.load(store, idx),
     }
 }
@@ -1702,7 +1702,7 @@ fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<(Key, Vec<u8>)>>) -> Vec
         }
     }
     for (slot, r) in slots.into_iter().zip(store.put_many(&objs)) {
-        results[slot] = r;
+        results[slot] = r.map_err(NcError::from);
     }
     objs.into_iter().for_each(|(_, raw)| buffers::give(raw));
     results
@@ -1741,7 +1741,10 @@ fn store_whole_chunk(
         })?;
         parts.sort_unstable_by_key(|p| p.0);
         let slices: Vec<&[u8]> = parts.into_iter().map(|p| p.1).collect();
-        return store.put_parts(&spec.key(idx)?, &slices).map(|()| false);
+        return store
+            .put_parts(&spec.key(idx)?, &slices)
+            .map(|()| false)
+            .map_err(NcError::from);
     }
     let key = spec.key(idx)?;
     // Inside the array, the write covers every value of the chunk.
@@ -1761,7 +1764,7 @@ fn store_whole_chunk(
     let raw = spec.encode_owned(data)?;
     let r = store.put(&key, &raw);
     buffers::give(raw);
-    r.map(|()| range)
+    r.map(|()| range).map_err(NcError::from)
 }
 
 /// Copy (converting) the caller's values of one chunk's segments into it.
@@ -1782,10 +1785,13 @@ fn copy_chunk_in(sel: &Selection, segs: &[Seg], src: &MemIn<'_>, ft: NcType, dat
 
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
-    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
+    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b).map_err(NcError::from);
     let threads = pool::threads().max(1);
     if objs.len() > 1 && store.concurrent_requests() {
-        store.put_many(&objs).into_iter().collect()
+        store
+            .put_many(&objs)
+            .into_iter()
+            .try_for_each(|r| r.map_err(NcError::from))
     } else if objs.len() > 1 && threads > 1 {
         // A few large tasks per thread: one small object per task would spend
         // more time waking threads than writing.

@@ -44,8 +44,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::storage::{StoreError, StoreResult};
 
 /// The largest configuration file read (bytes); larger ones are ignored.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -348,13 +348,13 @@ struct UrlParts {
     endpoint_from_env: bool,
 }
 
-fn decode(s: &str) -> NcResult<String> {
+fn decode(s: &str) -> StoreResult<String> {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|c| c.into_owned())
         .map_err(|_| {
             crate::nclog!(Level::Error, "s3: URL path is not UTF-8 after decoding");
-            NcError::Url
+            StoreError::InvalidUrl
         })
 }
 
@@ -367,10 +367,10 @@ fn aws_region_of(rest: &str) -> Option<String> {
     (!r.is_empty() && !r.contains('.')).then(|| r.to_string())
 }
 
-fn parse_url(url: &str) -> NcResult<UrlParts> {
+fn parse_url(url: &str) -> StoreResult<UrlParts> {
     let bad = |why: &str| {
         crate::nclog!(Level::Error, "s3: {url}: {why}");
-        NcError::Url
+        StoreError::InvalidUrl
     };
     let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("not a URL"))?;
     let scheme = scheme.to_ascii_lowercase();
@@ -391,11 +391,11 @@ fn parse_url(url: &str) -> NcResult<UrlParts> {
         return Err(bad("no host"));
     }
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let join = |segs: &[&str]| -> NcResult<String> {
-        let parts: NcResult<Vec<String>> = segs.iter().map(|s| decode(s)).collect();
+    let join = |segs: &[&str]| -> StoreResult<String> {
+        let parts: StoreResult<Vec<String>> = segs.iter().map(|s| decode(s)).collect();
         Ok(parts?.join("/"))
     };
-    let path_style = |endpoint: Option<String>, host_region, from_env| -> NcResult<UrlParts> {
+    let path_style = |endpoint: Option<String>, host_region, from_env| -> StoreResult<UrlParts> {
         let Some((bucket, key)) = segments.split_first() else {
             return Err(bad("no bucket in the URL path"));
         };
@@ -471,11 +471,11 @@ fn is_unsigned_profile(p: &str) -> bool {
 
 /// Resolve an S3 dataset URL (without fragment) and its fragment pairs (keys
 /// lower case) against `env`.
-pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> NcResult<S3Config> {
+pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> StoreResult<S3Config> {
     let parts = parse_url(url)?;
     if parts.bucket.is_empty() {
         crate::nclog!(Level::Error, "s3: {url}: no bucket");
-        return Err(NcError::Url);
+        return Err(StoreError::InvalidUrl);
     }
     let frag = |k: &str| {
         fragment
@@ -496,7 +496,7 @@ pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> N
             "s3: profile {:?} is not in the AWS config or credentials file",
             profile
         );
-        return Err(NcError::S3);
+        return Err(StoreError::Remote);
     }
     let pget = |k: &str| {
         entries
@@ -554,7 +554,7 @@ pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> N
         && !(e.starts_with("http://") || e.starts_with("https://"))
     {
         crate::nclog!(Level::Error, "s3: endpoint {e:?} is not an http(s) URL");
-        return Err(NcError::Url);
+        return Err(StoreError::InvalidUrl);
     }
     let _ = &parts.scheme;
     Ok(S3Config {
@@ -618,7 +618,7 @@ mod tests {
         assert_eq!(c.endpoint.as_deref(), Some("https://storage.googleapis.com"));
 
         for bad in ["http://127.0.0.1:7480/", "ftp://x/y", "https://u:p@h/b/k", "noscheme"] {
-            assert_eq!(resolve(bad, &[], &env()), Err(NcError::Url), "{bad}");
+            assert_eq!(resolve(bad, &[], &env()), Err(StoreError::InvalidUrl), "{bad}");
         }
     }
 
@@ -752,7 +752,7 @@ mod tests {
         assert_eq!(resolve("s3://b/k", &f, &e).unwrap().profile, "default");
         // A profile named explicitly must exist.
         let f = frag(&[("aws.profile", "missing")]);
-        assert_eq!(resolve("s3://b/k", &f, &e), Err(NcError::S3));
+        assert_eq!(resolve("s3://b/k", &f, &e), Err(StoreError::Remote));
         // Debug output never shows a key.
         let shown = format!(
             "{:?}",
@@ -786,7 +786,7 @@ mod tests {
         let c = resolve("https://b.s3.us-east-2.amazonaws.com/k", &[], &e).unwrap();
         assert_eq!(c.endpoint, None);
         e.vars.insert("AWS_ENDPOINT_URL_S3".into(), "ftp://x".into());
-        assert_eq!(resolve("s3://b/k", &[], &e), Err(NcError::Url));
+        assert_eq!(resolve("s3://b/k", &[], &e), Err(StoreError::InvalidUrl));
     }
 
     #[test]
