@@ -191,21 +191,18 @@ impl S3Options {
 /// Whether SigV4 should cover request bodies for `endpoint` (None: AWS
 /// itself, over HTTPS): only plain HTTP to a host other than this machine.
 fn sign_payload_by_default(endpoint: Option<&str>) -> bool {
-    let Some(rest) = endpoint.and_then(|e| {
-        let scheme = e.get(..7)?;
-        scheme.eq_ignore_ascii_case("http://").then(|| &e[7..])
-    }) else {
+    let Some(u) = endpoint.and_then(|e| url::Url::parse(e).ok()) else {
         return false;
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit('@').next().unwrap_or("");
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host_port.split(':').next().unwrap_or(""),
-    };
-    let loopback =
-        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    !loopback
+    if u.scheme() != "http" {
+        return false;
+    }
+    match u.host() {
+        Some(url::Host::Domain(d)) => !d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => !ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => !ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// A dataset below a key prefix of an S3 bucket.
