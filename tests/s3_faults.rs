@@ -5,7 +5,8 @@
 //! `NC_ES3` within a bounded time, never a panic, a hang, or a partly
 //! written object or dataset reported as complete.
 //!
-//! Skipped when the NCZ_S3_* variables of the server's env file are not set.
+//! Needs the server of scripts/s3-server.sh (its NCZ_S3_* variables): without
+//! them these tests fail, unless NCZ_S3=0 skips them.
 
 mod common;
 
