@@ -138,8 +138,6 @@ struct ChunkSpec {
     no_fill: bool,
     /// The codec chain (None without codecs; an error when a codec is missing).
     chain: Option<Result<std::sync::Arc<crate::codec::Chain>, NcError>>,
-    /// Quantize mode and parameter (`nc_def_var_quantize`).
-    quantize: (i32, i32),
     prefix: String,
     sep: char,
 }
@@ -158,7 +156,6 @@ impl ChunkSpec {
             fill: var.fill.clone(),
             no_fill: var.no_fill,
             chain: var.current_chain(),
-            quantize: var.quantize,
             prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
             sep: var.dim_separator,
         }
@@ -181,9 +178,9 @@ impl ChunkSpec {
     }
 
     /// Whether values of memory type `mt` are stored exactly as they are in
-    /// memory (what `reads_in_place` asks, and no quantization on write).
+    /// memory (what `reads_in_place` asks; quantization happened before).
     fn writes_in_place(&self, mt: NcType) -> bool {
-        self.reads_in_place(mt) && self.quantize.0 == 0
+        self.reads_in_place(mt)
     }
 
     fn elem_size(&self) -> usize {
@@ -534,11 +531,8 @@ impl ChunkSpec {
     }
 
     /// Numbers as stored before codecs, transformed in their own buffer:
-    /// quantized, byte-swapped, in the stored order.
+    /// byte-swapped, in the stored order.
     fn plain_numbers(&self, mut b: Vec<u8>) -> Vec<u8> {
-        if self.quantize.0 > 0 {
-            crate::model::quantize::apply(self.quantize.0, self.quantize.1, self.ty, &mut b, &self.fill);
-        }
         if self.big_endian != cfg!(target_endian = "big") {
             convert::swap_in_place(&mut b, self.ty.size());
         }
@@ -1516,6 +1510,15 @@ pub fn put_vars(
     else {
         return Ok(());
     };
+    let quantized = quantize_input(ds.var(grp, varid)?, &src, sel.total)?;
+    let mut range_err = quantized.as_ref().is_some_and(|q| q.1);
+    let src = match &quantized {
+        Some((b, _)) => MemIn::Num {
+            ty: ds.var(grp, varid)?.ty,
+            data: b,
+        },
+        None => src,
+    };
     let dimids = ds.var(grp, varid)?.dimids.clone();
     // A string variable's width: the user's `_nczarr_maxstrlen` (longer
     // strings are cut, as netcdf-c does), else it grows to the longest string
@@ -1587,7 +1590,6 @@ pub fn put_vars(
     })?;
     let chunk_bytes = (spec.nelems * spec.elem_size()).max(1);
     let per_batch = chunks_per_batch(store.as_ref(), chunk_bytes);
-    let mut range_err = false;
     // Chunks this write covers completely and that are not cached are built
     // from the caller's values and stored at once, on the pool, without
     // passing through the cache (strings excepted: their stored width is
@@ -1683,6 +1685,33 @@ pub fn put_vars(
         ds.deferred_bytes += deferred;
     }
     if range_err { Err(NcError::Range) } else { Ok(()) }
+}
+
+/// The values of a write to a quantized variable, converted to its type and
+/// quantized, and whether some were out of range for it (stored anyway):
+/// netcdf-c quantizes the caller's values of each `nc_put_vara` before they
+/// go into chunks, so BitGroom's alternation follows the position in this
+/// write. None when the variable is not quantized.
+fn quantize_input(var: &Var, src: &MemIn<'_>, total: usize) -> NcResult<Option<(Vec<u8>, bool)>> {
+    let (mode, nsd) = var.quantize;
+    let MemIn::Num { ty, data } = src else {
+        return Ok(None);
+    };
+    if mode <= 0 || !matches!(var.ty, NcType::Float | NcType::Double) {
+        return Ok(None);
+    }
+    let input = data.get(..total * ty.size()).ok_or(NcError::Internal)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total * var.ty.size())
+        .map_err(|_| NcError::NoMem)?;
+    out.resize(total * var.ty.size(), 0);
+    let range = match convert::convert(*ty, input, var.ty, &mut out) {
+        Ok(()) => false,
+        Err(NcError::Range) => true,
+        Err(e) => return Err(e),
+    };
+    crate::model::quantize::apply(mode, nsd, var.ty, &mut out, &var.fill);
+    Ok(Some((out, range)))
 }
 
 /// Store encoded objects with one `put_many` (an object that failed to
