@@ -281,6 +281,7 @@ pub fn codec(data: &[u8]) {
         type_size: size,
         chunk_shape: vec![(4096 / size) as u64],
         little_endian: true,
+        last_dim_len: None,
     };
     if let Ok(chain) = netcdf::codec::resolve("fuzz", &[conf], &ctx) {
         let _ = chain.decode(data[2..].to_vec(), 4096, 1 << 16);
