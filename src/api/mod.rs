@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
-use crate::format::{read, write};
+use crate::format::{markers, read, write};
 use crate::model::types::{NC_GLOBAL, NcType};
 use crate::model::{Att, AttValue, Dataset, Flavor, Group};
 use crate::storage::Store;
@@ -84,31 +84,33 @@ fn zarr_location(path: &str, for_create: bool) -> NcResult<Location> {
     }
 }
 
+/// The store of a dataset: opened, or created (`create` is `Some(noclobber)`)
+/// replacing only what looks like a Zarr dataset.
 fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<Arc<dyn Store>> {
-    match loc.kind {
+    let replace = create.map(markers::replace_rule);
+    let store: Arc<dyn Store> = match loc.kind {
         StoreKind::File => {
             let p = Path::new(&loc.path);
-            let s = match create {
-                Some(noclobber) => FileStore::create(p, noclobber)?,
+            Arc::new(match replace {
+                Some(r) => FileStore::create(p, r)?,
                 None => FileStore::open(p, writable)?,
-            };
-            Ok(Arc::new(s))
+            })
         }
         StoreKind::Zip => {
             let p = Path::new(&loc.path);
-            let s = match create {
-                Some(noclobber) => ZipStore::create(p, noclobber)?,
-                None => ZipStore::open(p, writable)?,
-            };
-            Ok(Arc::new(s))
+            Arc::new(match replace {
+                Some(r) => ZipStore::create(p, r)?,
+                None => ZipStore::open(p, writable, &markers::is_marker)?,
+            })
         }
-        StoreKind::S3 => Ok(Arc::new(crate::storage::s3::open_url(
+        StoreKind::S3 => Arc::new(crate::storage::s3::open_url(
             &loc.path,
             &loc.fragment,
-            create,
+            replace,
             writable,
-        )?)),
-    }
+        )?),
+    };
+    Ok(store)
 }
 
 /// nc_create.
@@ -164,7 +166,7 @@ pub fn sync_all(ds: &mut Dataset) -> NcResult<()> {
     }
     crate::engine::flush_chunks(ds)?;
     write::sync_metadata(ds, &crate::engine::put_all)?;
-    ds.store.flush()
+    Ok(ds.store.flush()?)
 }
 
 /// nc_enddef (also entered implicitly by data access).

@@ -59,7 +59,7 @@ pub(super) fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<Encoded<'_>>>
     }
     if !objs.is_empty() {
         for (slot, r) in slots.into_iter().zip(store.put_many(&objs)) {
-            results[slot] = r;
+            results[slot] = r.map_err(NcError::from);
         }
     }
     objs.into_iter().for_each(|(_, raw)| buffers::give(raw));
@@ -103,10 +103,13 @@ pub(super) fn write_evicted(chunks: &VarChunks, store: &dyn Store, ev: Vec<Evict
 
 /// Store a set of objects on the worker pool (metadata written at sync).
 pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
-    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b);
+    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b).map_err(NcError::from);
     let threads = pool::threads().max(1);
     if objs.len() > 1 && store.concurrent_requests() {
-        store.put_many(&objs).into_iter().collect()
+        store
+            .put_many(&objs)
+            .into_iter()
+            .try_for_each(|r| r.map_err(NcError::from))
     } else if objs.len() > 1 && threads > 1 {
         // A few large tasks per thread: one small object per task would spend
         // more time waking threads than writing.
@@ -172,7 +175,7 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             let d = &vars[j.var];
             let idx = &d.idxs[j.chunk];
             let data = ds.groups[d.grp].vars[d.var].cache.peek(idx).ok_or(NcError::Internal)?;
-            Ok((d, idx, data))
+            Ok::<_, NcError>((d, idx, data))
         };
         let put = |&j: &DirtyChunk| -> NcResult<()> {
             let (d, idx, data) = cached(j)?;

@@ -5,13 +5,12 @@
 use std::sync::Arc;
 
 use super::chunk::{ChunkSpec, Part};
-use super::source::{self, ChunkName, ChunkSource, Prefetched};
+use super::source::{self, ChunkName, ChunkSource, Fetched, Prefetched};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::model::cache::{ChunkCache, ChunkData};
 use crate::model::{Dataset, Var};
 use crate::runtime::buffers;
-use crate::storage::Fetched;
 
 /// A variable's chunks: how they are encoded (`spec`) and where they live
 /// (`source`), detached from the dataset so that worker threads can use it.

@@ -15,14 +15,13 @@ use super::flush::write_evicted;
 use super::io::VarChunks;
 use super::schedule::{Block, ReadPlan, by_arrival, by_group, carve_runs, read_groups, split_blocks};
 use super::select::{ChunkSel, Run, Selection, part_ranges};
-use super::source::Prefetched;
+use super::source::{Fetched, Prefetched};
 use super::{MemOut, prepare};
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
 use crate::model::cache::{ChunkCache, ChunkData};
 use crate::model::types::NcType;
 use crate::runtime::pool;
-use crate::storage::Fetched;
 
 /// Read a hyperslab (nc_get_vars) into caller memory.
 pub fn get_vars(

@@ -7,10 +7,9 @@
 use std::sync::Mutex;
 
 use super::select::{ChunkSel, Run, Selection};
-use super::source::Prefetched;
+use super::source::{Fetched, Prefetched};
 use crate::error::{NcError, NcResult};
 use crate::runtime::pool::run_jobs;
-use crate::storage::Fetched;
 
 /// How many bytes of decoded chunks one batch of parallel reads or writes
 /// may hold (memory stays near the caller's buffer plus this)...

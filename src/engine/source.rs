@@ -17,7 +17,12 @@ use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
 use crate::model::{Dataset, Var};
-use crate::storage::{Arrivals, Fetched, Key, Store};
+use std::sync::Mutex;
+
+use crate::storage::{Arrivals, Key, Store};
+
+/// One fetched chunk's stored bytes, or None when it is absent.
+pub(super) type Fetched = NcResult<Option<Vec<u8>>>;
 
 /// Where a variable's stored chunks live. Chunk indices are the chunk's
 /// position in the chunk grid. Implementations are shared by the worker
@@ -70,14 +75,15 @@ pub(super) trait ChunkSource: Send + Sync + fmt::Debug {
     /// Start fetching chunks `idxs` (each at most `max_len` bytes); each can
     /// be taken from the result, by its position in `idxs`, as soon as it
     /// has arrived. By default fetched here, one after the other.
-    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arc<Arrivals>> {
-        let arrivals = Arrivals::new(idxs.len());
-        for (i, idx) in idxs.iter().enumerate() {
-            let mut buf = Vec::new();
-            let got: Fetched = self.get_into(idx, max_len, &mut buf).map(|there| there.then_some(buf));
-            arrivals.deliver(i, got);
-        }
-        Ok(arrivals)
+    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arriving> {
+        let fetched = idxs
+            .iter()
+            .map(|idx| {
+                let mut buf = Vec::new();
+                Some(self.get_into(idx, max_len, &mut buf).map(|there| there.then_some(buf)))
+            })
+            .collect();
+        Ok(Arriving::Fetched(Mutex::new(fetched)))
     }
 
     /// Store chunk `idx`, replacing it atomically (a reader sees the old
@@ -165,7 +171,7 @@ impl ObjectPerChunk {
         name.push_str(&self.node);
         name.push('/');
         self.keys.write(idx, &mut name).map_err(|_| NcError::Internal)?;
-        Key::new(&name)
+        Ok(Key::new(&name)?)
     }
 }
 
@@ -180,27 +186,27 @@ impl ChunkSource for ObjectPerChunk {
     }
 
     fn get_into(&self, idx: &[u64], max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
-        self.store.get_into(&self.key(idx)?, max_len, buf)
+        Ok(self.store.get_into(&self.key(idx)?, max_len, buf)?)
     }
 
     fn read_parts(&self, idx: &[u64], expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
-        self.store.read_parts(&self.key(idx)?, expect_len, parts)
+        Ok(self.store.read_parts(&self.key(idx)?, expect_len, parts)?)
     }
 
-    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arc<Arrivals>> {
+    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arriving> {
         let keys = idxs
             .iter()
             .map(|idx| Ok((self.key(idx)?, max_len)))
             .collect::<NcResult<Vec<_>>>()?;
-        Ok(self.store.start_get_many(keys))
+        Ok(Arriving::Store(self.store.start_get_many(keys)))
     }
 
     fn put(&self, idx: &[u64], data: &[u8]) -> NcResult<()> {
-        self.store.put(&self.key(idx)?, data)
+        Ok(self.store.put(&self.key(idx)?, data)?)
     }
 
     fn put_parts(&self, idx: &[u64], parts: &[&[u8]]) -> NcResult<()> {
-        self.store.put_parts(&self.key(idx)?, parts)
+        Ok(self.store.put_parts(&self.key(idx)?, parts)?)
     }
 
     fn object(&self, idx: &[u64]) -> Option<NcResult<Key>> {
@@ -217,11 +223,46 @@ pub(super) fn for_var(ds: &Dataset, var: &Var, node: &str) -> Arc<dyn ChunkSourc
     Arc::new(ObjectPerChunk::new(ds.store.clone(), node.to_string(), keys))
 }
 
+/// The chunks of a `ChunkSource::start_get_many`, each taken once, by its
+/// position, waiting until it is there.
+#[derive(Debug)]
+pub(super) enum Arriving {
+    /// Fetched by the store, concurrently, as they arrive.
+    Store(Arc<Arrivals>),
+    /// Fetched already (None once taken).
+    Fetched(Mutex<Vec<Option<Fetched>>>),
+}
+
+impl Arriving {
+    /// Wait for chunk `i` and take it (taking it twice is an internal error).
+    pub fn take(&self, i: usize) -> Fetched {
+        match self {
+            Arriving::Store(a) => Ok(a.take(i)?),
+            Arriving::Fetched(v) => {
+                let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
+                v.get_mut(i).and_then(Option::take).unwrap_or(Err(NcError::Internal))
+            }
+        }
+    }
+
+    /// Wait until some chunk not taken yet is there and take it, with its
+    /// position; None when every one has been taken.
+    pub fn take_any(&self) -> Option<(usize, Fetched)> {
+        match self {
+            Arriving::Store(a) => a.take_any().map(|(i, r)| (i, r.map_err(NcError::from))),
+            Arriving::Fetched(v) => {
+                let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
+                v.iter_mut().enumerate().find_map(|(i, f)| f.take().map(|f| (i, f)))
+            }
+        }
+    }
+}
+
 /// Chunks whose fetching started ahead of their decoding (`start_get_many`):
 /// each is taken once, by whoever decodes it, waiting until it is there.
 #[derive(Debug, Default)]
 pub(super) struct Prefetched {
-    arrivals: Option<Arc<Arrivals>>,
+    arrivals: Option<Arriving>,
     /// Each chunk's position in the fetch.
     slots: HashMap<Vec<u64>, usize>,
 }

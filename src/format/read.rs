@@ -248,7 +248,7 @@ impl<'a> Meta<'a> {
             names.dedup();
             return Ok(names);
         }
-        self.store.list(&Key::new(grpkey)?)
+        Ok(self.store.list(&Key::new(grpkey)?)?)
     }
 }
 

@@ -25,8 +25,9 @@
 //!
 //! Plain paths (no URL) are Zarr only by their content or name; netcdf-c itself
 //! never opens a plain path as Zarr:
-//! - open: a directory holding `.zgroup`, `.zarray`, `.zattrs`, `.zmetadata` or
-//!   `zarr.json` at its root, or a regular file named `*.zarr.zip`;
+//! - open: a directory holding a Zarr marker at its root (`.zgroup`,
+//!   `.zarray`, `.zattrs`, `.zmetadata`, `zarr.json`, `.nczarr`: the list of
+//!   `crate::format::markers`), or a regular file named `*.zarr.zip`;
 //! - create: a name ending in `.zarr` or `.zarr/` (directory store) or
 //!   `.zarr.zip` (zip store).
 //!
@@ -50,6 +51,7 @@ pub mod uri;
 use std::path::{Path, PathBuf};
 
 use crate::error::{NcError, NcResult};
+use crate::format::markers;
 use uri::{NCURIPATH, NCURIPWD, NCURIQUERY, Uri};
 
 /// Where a Zarr dataset is stored.
@@ -109,9 +111,6 @@ pub enum Target {
     /// A classic/HDF5 file, a DAP URL, anything else: delegated elsewhere.
     NotZarr,
 }
-
-/// Names whose presence at the root of a directory makes it a Zarr dataset.
-const ZARR_MARKERS: [&str; 5] = [".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json"];
 
 /// Mode values that select a format, as netcdf-c's table (the last one wins).
 const FORMAT_MODES: [&str; 19] = [
@@ -547,7 +546,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         }
     } else {
         let p = Path::new(original);
-        if p.is_dir() && ZARR_MARKERS.iter().any(|m| p.join(m).exists()) {
+        if p.is_dir() && markers::ALL.iter().any(|m| p.join(m).exists()) {
             Some(StoreKind::File)
         } else if p.is_file() && ends_with_ci(name, ".zarr.zip") {
             Some(StoreKind::Zip)
@@ -953,7 +952,7 @@ mod tests {
         std::fs::create_dir(&z).unwrap();
         let zs = z.to_str().unwrap();
         assert_eq!(classify_with(zs, false, false), Ok(Target::NotZarr));
-        for marker in ZARR_MARKERS {
+        for marker in markers::ALL {
             std::fs::write(z.join(marker), "{}").unwrap();
             let t = classify_with(&format!("{zs}/"), false, false).unwrap();
             let Target::Zarr(l) = t else { panic!("{marker}") };
