@@ -248,7 +248,7 @@ impl<'a> Meta<'a> {
             names.dedup();
             return Ok(names);
         }
-        self.store.list(&Key::new(grpkey)?)
+        Ok(self.store.list(&Key::new(grpkey)?)?)
     }
 }
 
@@ -290,7 +290,10 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     let zattrs = zattrs_text.as_ref().map(|t| t.obj(".zattrs")).transpose()?;
     if zgroup.is_none() && zattrs.is_none() && meta.consolidated.is_none() {
         if store.len(&Key::new("zarr.json")?)?.is_some() {
+            // Recognised, but not readable by this build: NC_ENOTBUILT says
+            // so, where "Unknown file format" would mislead.
             crate::nclog!(Level::Error, "{}: Zarr v3 is not supported yet", path);
+            return Err(NcError::NotBuilt);
         } else if store.len(&Key::new(".zarray")?)?.is_some() {
             crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
         }
@@ -300,7 +303,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         && f != 2
     {
         crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
-        return Err(NcError::NotNc);
+        return Err(NcError::NotBuilt);
     }
 
     // Find the superblock: 4.9.3+ in .zattrs, 4.9.1-2 in .zgroup, 4.9.0 upper case.
