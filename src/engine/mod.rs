@@ -715,6 +715,7 @@ fn selection(
     stride: Option<&[isize]>,
     for_write: bool,
 ) -> NcResult<Selection> {
+    ds.var_len(var)?;
     if var.is_scalar() {
         // netcdf-c ignores start/count for scalars beyond their being in range.
         if start.first().is_some_and(|&s| s > 0) {

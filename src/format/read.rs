@@ -608,7 +608,7 @@ impl Reader<'_, '_> {
     ) -> NcResult<Vec<String>> {
         let key = ds.group_key(grp);
         let types = self.types_for(&key, zattrs.as_ref())?;
-        ds.groups[grp].atts = read_atts(zattrs.as_ref(), &types, self.legacy);
+        ds.groups[grp].atts = read_atts(zattrs.as_ref(), &types, self.legacy).into();
 
         let ginfo = self.nczarr_info(
             &key,
@@ -885,7 +885,7 @@ impl Reader<'_, '_> {
                 };
             }
         }
-        var.atts = atts;
+        var.atts = atts.into();
         var.quantize = crate::model::quantize::from_atts(&var);
         // Codec chain in encoding order: filters first, then the compressor.
         if let Some(Value::Array(f)) = zarray.value("filters") {
