@@ -678,7 +678,61 @@ fn mode_zarr_on_nczarr_data_is_the_pure_zarr_view() {
     assert_eq!(nc_close(ncid), 0);
 }
 
-// ---- 12. JSON-valued attributes read as netcdf-c shows them ----
+// ---- 12. Text that is a JSON object or array is stored as JSON ----
+
+fn zattrs(d: &Path) -> Value {
+    serde_json::from_slice(&fs::read(d.join(".zattrs")).unwrap()).unwrap()
+}
+
+#[test]
+fn json_text_attributes_follow_the_nczarr_convention() {
+    let tmp = tempfile::tempdir().unwrap();
+    let texts: &[(&str, &str)] = &[
+        ("obj", r#"{"a": 1, "b": [1, 2]}"#),
+        ("arr", "[1, 2]"),
+        ("nested", "[[1], [2]]"),
+        ("num", "42"),
+        ("truth", "true"),
+        ("nul", "null"),
+        ("quoted", r#""quoted""#),
+        ("cdl", "[0.,1.]"),
+        ("escaped", r#"["\u00e9"]"#),
+        ("partial", "[1, 2"),
+        ("plain", "hello"),
+    ];
+    for (mode, typed) in [("nczarr", true), ("zarr", false)] {
+        let d = tmp.path().join(format!("{mode}.zarr"));
+        let mut ncid = 0;
+        unsafe {
+            assert_eq!(nc_create(url(&d, mode).as_ptr(), 0, &mut ncid), 0);
+            for (name, text) in texts {
+                let (n, t) = (c(name), c(text));
+                assert_eq!(nc_put_att_text(ncid, NC_GLOBAL, n.as_ptr(), text.len(), t.as_ptr()), 0);
+            }
+        }
+        assert_eq!(nc_close(ncid), 0);
+        let z = zattrs(&d);
+        // What zarr-python and xarray see.
+        assert_eq!(z["obj"], json!({"a": 1, "b": [1, 2]}), "{mode}");
+        assert_eq!(z["nested"], json!([[1], [2]]), "{mode}");
+        // Without recorded types, an array of numbers would read back as numbers.
+        assert_eq!(z["arr"], if typed { json!([1, 2]) } else { json!("[1, 2]") }, "{mode}");
+        for keep in ["num", "truth", "nul", "quoted", "cdl", "escaped", "partial", "plain"] {
+            let want = texts.iter().find(|(n, _)| *n == keep).unwrap().1;
+            assert_eq!(z[keep], json!(want), "{mode}: {keep} stays a string");
+        }
+        // Read back as netcdf-c shows JSON: ", " and ": " in objects, "," in arrays.
+        let ncid = open(&d, mode);
+        let read = |name: &str| att_text(ncid, NC_GLOBAL, name);
+        assert_eq!(read("obj"), r#"{"a": 1, "b": [1,2]}"#);
+        assert_eq!(read("nested"), "[[1],[2]]");
+        assert_eq!(read("arr"), if typed { "[1,2]" } else { "[1, 2]" });
+        for (name, text) in texts.iter().skip(3) {
+            assert_eq!(read(name), *text, "{mode}: {name}");
+        }
+        assert_eq!(nc_close(ncid), 0);
+    }
+}
 
 #[test]
 fn python_json_attributes_read_as_netcdf_c_text() {

@@ -35,6 +35,8 @@ pub enum Out {
     Str(String),
     Arr(Vec<Out>),
     Obj(Vec<(String, Out)>),
+    /// JSON text written as it is (checked strict JSON).
+    Raw(String),
 }
 
 impl Out {
@@ -77,6 +79,7 @@ impl Out {
             Out::F32(f) => write_float(s, f64::from(*f), float32_digits(*f)),
             Out::F64(f) => write_float(s, *f, float64_digits(*f)),
             Out::Str(t) => s.push_str(&Value::String(t.clone()).to_string()),
+            Out::Raw(t) => s.push_str(t),
             Out::Arr(a) => {
                 s.push('[');
                 for (i, v) in a.iter().enumerate() {
@@ -220,9 +223,26 @@ pub fn bytes_to_out(b: &[u8], ty: NcType) -> Out {
 }
 
 /// An attribute's value as JSON (one value: a scalar; several: an array).
-pub fn att_to_out(att: &Att) -> Out {
+///
+/// Text (NC_CHAR) that is a JSON object or array is stored as that JSON
+/// value, as the NCZarr specification asks (its JSON attribute convention),
+/// so that Zarr readers see a dict or a list; but only when a reader gets
+/// the same text back (`text_as_json`). Other text, a JSON scalar such as
+/// `42` or `true` included, is a JSON string: stored as a number it would
+/// read back as something else in every reader. `typed` says whether the
+/// types of attributes are recorded (NCZarr's `_nczarr_attr`): without them
+/// an array of numbers reads back as numbers, so only what reads back as
+/// text (an object, an array holding arrays or objects) is stored as JSON.
+pub fn att_to_out(att: &Att, typed: bool) -> Out {
     match (&att.value, att.ty) {
-        (AttValue::Bytes(b), NcType::Char) => Out::Str(String::from_utf8_lossy(b).trim_end_matches('\0').to_string()),
+        (AttValue::Bytes(b), NcType::Char) => {
+            let text = String::from_utf8_lossy(b);
+            let text = text.trim_end_matches('\0');
+            match text_as_json(text, typed) {
+                Some(j) => Out::Raw(j),
+                None => Out::Str(text.to_string()),
+            }
+        }
         (AttValue::Bytes(b), ty) => {
             let vals: Vec<Out> = b.chunks_exact(ty.size()).map(|c| bytes_to_out(c, ty)).collect();
             if vals.len() == 1 {
@@ -243,6 +263,29 @@ pub fn att_to_out(att: &Att) -> Out {
             }
         }
     }
+}
+
+/// The JSON to store for the text attribute `text`, when it is a JSON object
+/// or array that reads back as the same text, whitespace between tokens
+/// aside (`read_text`): strict JSON (Zarr readers must parse it), no number
+/// respelled, no escape rewritten. None: store it as a string.
+pub fn text_as_json(text: &str, typed: bool) -> Option<String> {
+    let t = text.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+    let j = dialect::parse(text).ok()?;
+    let as_text = match &j {
+        Json::Obj(_) => true,
+        Json::Arr(a) => typed || a.iter().any(|x| !x.is_atomic()),
+        _ => false,
+    };
+    if !as_text {
+        return None;
+    }
+    let back = j.to_nc_text();
+    (dialect::squeeze(&back) == dialect::squeeze(text)).then_some(back)
 }
 
 /// A JSON attribute value shown as netCDF text: a string as itself, any
@@ -456,9 +499,40 @@ mod tests {
     }
 
     #[test]
+    fn text_attributes_as_json() {
+        let obj = r#"{"a": 1, "b": [1, 2]}"#;
+        assert_eq!(text_as_json(obj, true).as_deref(), Some(r#"{"a": 1, "b": [1,2]}"#));
+        assert_eq!(text_as_json(obj, false).as_deref(), Some(r#"{"a": 1, "b": [1,2]}"#));
+        assert_eq!(text_as_json("[1, 2]", true).as_deref(), Some("[1,2]"));
+        // Numbers keep their spelling.
+        assert_eq!(text_as_json("[1e5, 1.50]", true).as_deref(), Some("[1e5,1.50]"));
+        // Without recorded types an array of numbers would read back as numbers.
+        assert_eq!(text_as_json("[1, 2]", false), None);
+        assert_eq!(text_as_json("[[1], [2]]", false).as_deref(), Some("[[1],[2]]"));
+        for keep in [
+            "42",
+            "true",
+            "null",
+            "\"quoted\"",
+            "text",
+            "[0.,1.]",
+            "[1, 2",
+            "{\"a\": NaN}",
+            "[\"\\u00e9\"]",
+            "",
+        ] {
+            assert_eq!(text_as_json(keep, true), None, "{keep}");
+        }
+        // What is stored reads back as the text netcdf-c shows.
+        let stored = text_as_json(obj, true).unwrap();
+        assert_eq!(read_text(&j(&stored)), stored);
+    }
+
+    #[test]
     fn out_style() {
         let o = Out::obj(vec![("a", Out::I(1)), ("b", Out::Arr(vec![Out::I(1), Out::I(2)]))]);
         assert_eq!(o.to_json(), "{\"a\": 1, \"b\": [1,2]}");
+        assert_eq!(Out::Arr(vec![Out::Raw("{\"x\": 1}".into())]).to_json(), "[{\"x\": 1}]");
     }
 
     #[test]
