@@ -39,16 +39,24 @@ fn mutate(rng: &mut Rng, f: &Path) {
         1 => b.truncate(rng.below(b.len() + 1)),
         2 => b.clear(),
         3 => {
-            // Make a number huge or negative.
+            // Make a number huge or negative, or spell it as Python or
+            // netcdf-c may (bare NaN and infinities, C's `1.`), or as no one does.
             let s = String::from_utf8_lossy(&b).into_owned();
-            let repl = [
+            let words = [
                 "18446744073709551616",
                 "-1",
                 "1e308",
+                "1e999",
                 "99999999999999999999",
                 "0",
                 "NaN",
-            ][rng.below(6)];
+                "-Infinity",
+                "0.",
+                ".5e-3",
+                "nanf",
+                "nope",
+            ];
+            let repl = words[rng.below(words.len())];
             let t = s.replacen(|c: char| c.is_ascii_digit(), repl, 1);
             b = t.into_bytes();
         }

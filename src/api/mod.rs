@@ -154,6 +154,7 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
         xarray: loc.xarray_dims,
         consolidated: loc.consolidated,
         writable,
+        pure_zarr: loc.zarr,
     };
     let ds = read::open(store, path, opts)?;
     handles::insert(ds)

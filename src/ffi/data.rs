@@ -68,6 +68,7 @@ unsafe fn request(ds: &Dataset, grp: usize, varid: c_int, shape: Shape, a: CArgs
         imap: imapp,
     } = a;
     let var = ds.var(grp, varid)?;
+    ds.var_len(var)?;
     let n = var.dimids.len();
     let dims = ds.var_shape(var);
     let start: Vec<usize> = match shape {

@@ -35,12 +35,7 @@ pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize
 fn find_dim_by_name(ds: &Dataset, grp: usize, name: &str) -> NcResult<usize> {
     if let Some((path, dname)) = name.rsplit_once('/') {
         let g = find_group_path(ds, grp, path)?;
-        return ds.groups[g]
-            .dims
-            .iter()
-            .copied()
-            .find(|&d| ds.dims[d].name == dname)
-            .ok_or(NcError::BadDim);
+        return ds.group_dim(g, dname).ok_or(NcError::BadDim);
     }
     ds.find_dim(grp, name).ok_or(NcError::BadDim)
 }
