@@ -105,8 +105,10 @@ fn lengthen_names(ncid: c_int) {
         let long = |c: char| c.to_string().repeat(LONG);
         ds.dims[0].name = long('d');
         ds.groups[0].vars[0].name = long('v');
-        ds.groups[0].vars[0].atts[0].name = long('a');
-        ds.groups[0].atts[0].name = long('b');
+        let old = ds.groups[0].vars[0].atts[0].name.clone();
+        assert!(ds.groups[0].vars[0].atts.rename(&old, &long('a')));
+        let old = ds.groups[0].atts[0].name.clone();
+        assert!(ds.groups[0].atts.rename(&old, &long('b')));
         for gi in 1..ds.groups.len() {
             let c = if ds.groups[gi].name == "g" { 'g' } else { 'h' };
             ds.groups[gi].name = long(c);
@@ -199,7 +201,8 @@ fn names_that_fit_are_copied_whole() {
     handles::with(ncid, |ds, _| {
         ds.dims[0].name = exact.clone();
         ds.groups[0].vars[0].name = exact.clone();
-        ds.groups[0].atts[0].name = exact.clone();
+        let old = ds.groups[0].atts[0].name.clone();
+        assert!(ds.groups[0].atts.rename(&old, &exact));
         Ok(())
     })
     .unwrap();
