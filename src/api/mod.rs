@@ -91,6 +91,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
             pure_zarr: loc.zarr,
             xarray: loc.xarray_dims,
             consolidated: loc.consolidated,
+            v3: false,
         },
         ncproperties: Some(write::ncproperties()),
         superblock_version: 2,
@@ -113,6 +114,7 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
         xarray: loc.xarray_dims,
         consolidated: loc.consolidated,
         writable,
+        zarr_format: loc.zarr_format,
     };
     let ds = read::open(store, path, opts)?;
     handles::insert(ds)

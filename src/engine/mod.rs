@@ -2,6 +2,8 @@
 //! private thread pool, type conversion, and the chunk cache.
 #![forbid(unsafe_code)]
 
+mod shard;
+
 use rayon::prelude::*;
 
 use crate::error::{NcError, NcResult};
@@ -142,6 +144,11 @@ struct ChunkSpec {
     quantize: (i32, i32),
     prefix: String,
     sep: char,
+    /// How chunk indices become keys, and whether the array is 0-d.
+    keys: crate::model::ChunkKeys,
+    scalar: bool,
+    /// Sharded (Zarr v3): chunks are byte ranges of shard objects.
+    shards: Option<std::sync::Arc<shard::Shards>>,
 }
 
 impl ChunkSpec {
@@ -161,19 +168,48 @@ impl ChunkSpec {
             quantize: var.quantize,
             prefix: var.stored_key.clone().unwrap_or_else(|| ds.var_key(grp, &var.name)),
             sep: var.dim_separator,
+            keys: var.chunk_keys,
+            scalar: var.is_scalar(),
+            shards: var.shards.as_ref().map(|l| {
+                std::sync::Arc::new(shard::Shards {
+                    layout: l.clone(),
+                    indexes: var.shard_indexes.clone(),
+                })
+            }),
         }
     }
 
+    /// The key of chunk `idx` (of the shard `idx` when sharded).
     fn key(&self, idx: &[u64]) -> NcResult<Key> {
-        let sep = self.sep.to_string();
-        let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&sep);
-        Key::new(&format!("{}/{}", self.prefix, name))
+        Key::new(&crate::format::v3::chunk_key(
+            &self.prefix,
+            self.keys,
+            self.sep,
+            idx,
+            self.scalar,
+        ))
+    }
+
+    /// Fetch chunk `idx`'s stored bytes into `buf` (false: absent): its own
+    /// object, or its byte range of a shard.
+    fn fetch_into(&self, store: &dyn Store, idx: &[u64], limit: usize, buf: &mut Vec<u8>) -> NcResult<bool> {
+        match &self.shards {
+            None => store.get_into(&self.key(idx)?, limit as u64, buf),
+            Some(s) => match s.fetch(self, store, idx, limit)? {
+                Some(b) => {
+                    buffers::give(std::mem::replace(buf, b));
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+        }
     }
 
     /// Whether chunks can be read straight into caller memory of type `mt`:
     /// no codec, no conversion, no byte swap, no transposition, fixed size.
     fn reads_in_place(&self, mt: NcType) -> bool {
         self.chain.is_none()
+            && self.shards.is_none()
             && self.ty != NcType::String
             && mt == self.ty
             && self.big_endian == cfg!(target_endian = "big")
@@ -272,13 +308,12 @@ impl ChunkSpec {
 
     /// Fetch and decode one chunk (fill when absent).
     fn load(&self, store: &dyn Store, idx: &[u64]) -> NcResult<ChunkData> {
-        let key = self.key(idx)?;
         let (raw_len, limit, _) = self.stored_limits()?;
         let mut stored = match self.chain {
             None => buffers::take(raw_len.min(64 << 20)),
             Some(_) => buffers::take(raw_len.min(64 << 20) / 2),
         };
-        let fetched = match store.get_into(&key, limit as u64, &mut stored) {
+        let fetched = match self.fetch_into(store, idx, limit, &mut stored) {
             Ok(true) => Ok(Some(stored)),
             Ok(false) => {
                 buffers::give(stored);
@@ -326,7 +361,7 @@ impl ChunkSpec {
             return self.load(store, idx).map(Part::Whole);
         };
         let mut stored = buffers::take(raw_len.min(64 << 20) / 2);
-        match store.get_into(&key, limit as u64, &mut stored) {
+        match self.fetch_into(store, idx, limit, &mut stored) {
             Ok(true) => {}
             Ok(false) => {
                 buffers::give(stored);
@@ -1353,6 +1388,11 @@ fn prefetch<'a>(
     cache: &cache::ChunkCache,
 ) -> NcResult<Prefetched> {
     let mut map = Prefetched::new();
+    if let Some(s) = &spec.shards {
+        // Inner chunks: their shards' indexes, then their byte ranges,
+        // neighbours read together.
+        return s.prefetch(spec, store, idxs.filter(|idx| !cache.contains(idx)));
+    }
     if !store.concurrent_requests() {
         return Ok(map);
     }
@@ -1500,6 +1540,10 @@ pub fn put_vars(
 ) -> NcResult<()> {
     if !ds.writable {
         return Err(NcError::Perm);
+    }
+    if ds.var(grp, varid)?.shards.is_some() {
+        crate::nclog!(Level::Error, "writing sharded arrays is not supported yet");
+        return Err(NcError::NcZarr);
     }
     let store = ds.store.clone();
     let Some((_, sel)) = prepare(

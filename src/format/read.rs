@@ -269,10 +269,15 @@ pub struct OpenOptions {
     pub xarray: bool,
     pub consolidated: bool,
     pub writable: bool,
+    /// The Zarr format the URL asked for (mode `v2` or `v3`), if any.
+    pub zarr_format: Option<u8>,
 }
 
 /// Read a dataset's metadata.
 pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
+    if opts.zarr_format == Some(3) {
+        return open_v3(store, path, opts);
+    }
     let mut meta = Meta {
         store: store.as_ref(),
         consolidated: None,
@@ -289,9 +294,12 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     let zgroup = zgroup_text.as_ref().map(|t| t.obj(".zgroup")).transpose()?;
     let zattrs = zattrs_text.as_ref().map(|t| t.obj(".zattrs")).transpose()?;
     if zgroup.is_none() && zattrs.is_none() && meta.consolidated.is_none() {
-        if store.len(&Key::new("zarr.json")?)?.is_some() {
-            crate::nclog!(Level::Error, "{}: Zarr v3 is not supported yet", path);
-        } else if store.len(&Key::new(".zarray")?)?.is_some() {
+        if opts.zarr_format.is_none()
+            && let Some(root) = store.get(&Key::new(super::v3::ZARR_JSON)?, MAX_METADATA_BYTES)?
+        {
+            return super::v3::read::open(store, path, &root, opts);
+        }
+        if store.len(&Key::new(".zarray")?)?.is_some() {
             crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
         }
         return Err(NcError::NotNc);
@@ -356,6 +364,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
             pure_zarr: !nczarr,
             xarray: opts.xarray,
             consolidated: meta.consolidated.is_some() || opts.consolidated,
+            v3: false,
         },
         ncproperties,
         superblock_version,
@@ -374,6 +383,17 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     };
     reader.read_tree(&mut ds, zgroup, zattrs)?;
     Ok(ds)
+}
+
+/// Open a Zarr v3 dataset (its root `zarr.json`).
+fn open_v3(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
+    match store.get(&Key::new(super::v3::ZARR_JSON)?, MAX_METADATA_BYTES)? {
+        Some(root) => super::v3::read::open(store, path, &root, opts),
+        None => {
+            crate::nclog!(Level::Error, "{}: no zarr.json at the root", path);
+            Err(NcError::NotNc)
+        }
+    }
 }
 
 struct Reader<'a, 'b> {
@@ -801,7 +821,7 @@ impl Reader<'_, '_> {
                     return Err(NcError::NcZarr);
                 }
                 for (fqn, &len) in refs.iter().zip(&shape) {
-                    let d = self.resolve_dim(ds, grp, fqn, len)?;
+                    let d = resolve_dim(ds, grp, fqn, len)?;
                     dimids.push(d);
                 }
             }
@@ -813,8 +833,8 @@ impl Reader<'_, '_> {
                 let names = xdims.filter(|n| self.xarray && n.len() == shape.len());
                 for (i, &len) in shape.iter().enumerate() {
                     let d = match &names {
-                        Some(n) => self.xarray_dim(ds, grp, &n[i], len)?,
-                        None => self.anon_dim(ds, len),
+                        Some(n) => xarray_dim(ds, grp, &n[i], len)?,
+                        None => anon_dim(ds, len),
                     };
                     dimids.push(d);
                 }
@@ -907,92 +927,92 @@ impl Reader<'_, '_> {
         var.chunks_on_disk = true;
         Ok(var)
     }
+}
 
-    /// Resolve an NCZarr dimension reference (`/g1/y`).
-    fn resolve_dim(&mut self, ds: &mut Dataset, grp: usize, fqn: &str, len: usize) -> NcResult<usize> {
-        let (gpath, dname) = fqn.rsplit_once('/').unwrap_or(("", fqn));
-        let mut g = 0usize;
-        for seg in gpath.split('/').filter(|s| !s.is_empty()) {
-            g = *ds.groups[g]
-                .children
-                .iter()
-                .find(|&&c| ds.groups[c].name == seg)
-                .ok_or(NcError::NcZarr)?;
-        }
-        if let Some(&d) = ds.groups[g].dims.iter().find(|&&d| ds.dims[d].name == dname) {
-            let dim = &mut ds.dims[d];
-            if dim.unlimited {
-                dim.len = dim.len.max(len);
-            } else if dim.len != len {
-                crate::nclog!(
-                    Level::Error,
-                    "dimension {} has length {} but an array uses {}",
-                    fqn,
-                    dim.len,
-                    len
-                );
-                return Err(NcError::DimSize);
-            }
-            return Ok(d);
-        }
-        // A reference to a dimension the group did not declare (older writers):
-        // define it where the reference says, if that group is an ancestor.
-        if !ds.is_ancestor(g, grp) || crate::model::check_name(dname).is_err() {
-            return Err(NcError::NcZarr);
-        }
-        let id = ds.dims.len();
-        ds.dims.push(Dim {
-            name: dname.to_string(),
-            len,
-            unlimited: false,
-            group: g,
-        });
-        ds.groups[g].dims.push(id);
-        Ok(id)
+/// Resolve an NCZarr dimension reference (`/g1/y`).
+pub(super) fn resolve_dim(ds: &mut Dataset, grp: usize, fqn: &str, len: usize) -> NcResult<usize> {
+    let (gpath, dname) = fqn.rsplit_once('/').unwrap_or(("", fqn));
+    let mut g = 0usize;
+    for seg in gpath.split('/').filter(|s| !s.is_empty()) {
+        g = *ds.groups[g]
+            .children
+            .iter()
+            .find(|&&c| ds.groups[c].name == seg)
+            .ok_or(NcError::NcZarr)?;
     }
+    if let Some(&d) = ds.groups[g].dims.iter().find(|&&d| ds.dims[d].name == dname) {
+        let dim = &mut ds.dims[d];
+        if dim.unlimited {
+            dim.len = dim.len.max(len);
+        } else if dim.len != len {
+            crate::nclog!(
+                Level::Error,
+                "dimension {} has length {} but an array uses {}",
+                fqn,
+                dim.len,
+                len
+            );
+            return Err(NcError::DimSize);
+        }
+        return Ok(d);
+    }
+    // A reference to a dimension the group did not declare (older writers):
+    // define it where the reference says, if that group is an ancestor.
+    if !ds.is_ancestor(g, grp) || crate::model::check_name(dname).is_err() {
+        return Err(NcError::NcZarr);
+    }
+    let id = ds.dims.len();
+    ds.dims.push(Dim {
+        name: dname.to_string(),
+        len,
+        unlimited: false,
+        group: g,
+    });
+    ds.groups[g].dims.push(id);
+    Ok(id)
+}
 
-    /// A dimension named by `_ARRAY_DIMENSIONS`: defined in the variable's own
-    /// group (as netcdf-c does), shared by the arrays of that group.
-    fn xarray_dim(&mut self, ds: &mut Dataset, grp: usize, name: &str, len: usize) -> NcResult<usize> {
-        crate::model::check_name(name)?;
-        if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
-            if ds.dims[d].len != len {
-                crate::nclog!(
-                    Level::Error,
-                    "dimension {:?}: conflicting lengths {} and {}",
-                    name,
-                    ds.dims[d].len,
-                    len
-                );
-                return Err(NcError::DimSize);
-            }
-            return Ok(d);
+/// A dimension named by `_ARRAY_DIMENSIONS`: defined in the variable's own
+/// group (as netcdf-c does), shared by the arrays of that group.
+pub(super) fn xarray_dim(ds: &mut Dataset, grp: usize, name: &str, len: usize) -> NcResult<usize> {
+    crate::model::check_name(name)?;
+    if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
+        if ds.dims[d].len != len {
+            crate::nclog!(
+                Level::Error,
+                "dimension {:?}: conflicting lengths {} and {}",
+                name,
+                ds.dims[d].len,
+                len
+            );
+            return Err(NcError::DimSize);
         }
-        let id = ds.dims.len();
-        ds.dims.push(Dim {
-            name: name.to_string(),
-            len,
-            unlimited: false,
-            group: grp,
-        });
-        ds.groups[grp].dims.push(id);
-        Ok(id)
+        return Ok(d);
     }
+    let id = ds.dims.len();
+    ds.dims.push(Dim {
+        name: name.to_string(),
+        len,
+        unlimited: false,
+        group: grp,
+    });
+    ds.groups[grp].dims.push(id);
+    Ok(id)
+}
 
-    /// netcdf-c's anonymous dimension `_Anonymous_Dim_<len>` in the root group.
-    fn anon_dim(&mut self, ds: &mut Dataset, len: usize) -> usize {
-        let name = format!("_Anonymous_Dim_{len}");
-        if let Some(&d) = ds.groups[0].dims.iter().find(|&&d| ds.dims[d].name == name) {
-            return d;
-        }
-        let id = ds.dims.len();
-        ds.dims.push(Dim {
-            name,
-            len,
-            unlimited: false,
-            group: 0,
-        });
-        ds.groups[0].dims.push(id);
-        id
+/// netcdf-c's anonymous dimension `_Anonymous_Dim_<len>` in the root group.
+pub(super) fn anon_dim(ds: &mut Dataset, len: usize) -> usize {
+    let name = format!("_Anonymous_Dim_{len}");
+    if let Some(&d) = ds.groups[0].dims.iter().find(|&&d| ds.dims[d].name == name) {
+        return d;
     }
+    let id = ds.dims.len();
+    ds.dims.push(Dim {
+        name,
+        len,
+        unlimited: false,
+        group: 0,
+    });
+    ds.groups[0].dims.push(id);
+    id
 }

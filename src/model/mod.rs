@@ -79,6 +79,15 @@ pub enum StringLayout {
     VlenUtf8,
 }
 
+/// How a chunk's index becomes its key below the array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkKeys {
+    /// Zarr v2 (and the v3 `v2` encoding): `0.1` with the separator.
+    V2,
+    /// Zarr v3 `default`: `c/0/1` (`c.0.1` with '.'); `c` for a 0-d array.
+    V3Default,
+}
+
 /// The largest encoded chunk of variable-length strings the library reads (1 GiB).
 pub const MAX_VLEN_CHUNK_BYTES: usize = 1 << 30;
 
@@ -104,6 +113,13 @@ pub struct Var {
     pub codecs: Vec<serde_json::Value>,
     pub string_layout: StringLayout,
     pub dim_separator: char,
+    /// How chunk indices become keys (Zarr v2 `0.1`, or v3 `c/0/1`).
+    pub chunk_keys: ChunkKeys,
+    /// Zarr v3 sharding: chunks (`chunks` above) stored as byte ranges of
+    /// larger objects, the shards.
+    pub shards: Option<crate::codec::sharding::ShardLayout>,
+    /// The shard indexes read so far (shared with the data path's workers).
+    pub shard_indexes: Arc<crate::codec::sharding::IndexCache>,
     /// Chunk data stored in Fortran order (`"order": "F"`).
     pub order_f: bool,
     /// Where the array lives in the store, once written (the key of its folder).
@@ -174,8 +190,10 @@ pub struct Flavor {
     pub pure_zarr: bool,
     /// Write `_ARRAY_DIMENSIONS` (xarray convention).
     pub xarray: bool,
-    /// Write `.zmetadata` at close.
+    /// Write `.zmetadata` at close (v3: the root `zarr.json` holds it).
     pub consolidated: bool,
+    /// Zarr v3 (`zarr.json` per node) rather than v2.
+    pub v3: bool,
 }
 
 #[derive(Debug)]
@@ -238,6 +256,7 @@ pub fn is_hidden_att(name: &str) -> bool {
             | "_nczarr_group"
             | "_nczarr_array"
             | "_nczarr_attr"
+            | "_nczarr_attrs"
             | "_NCZARR_SUPERBLOCK"
             | "_NCZARR_GROUP"
             | "_NCZARR_ARRAY"
@@ -273,6 +292,9 @@ impl Var {
             codecs: Vec::new(),
             string_layout: StringLayout::Fixed(DEFAULT_MAXSTRLEN),
             dim_separator: '.',
+            chunk_keys: ChunkKeys::V2,
+            shards: None,
+            shard_indexes: Arc::default(),
             order_f: false,
             stored_key: None,
             meta_dirty: true,

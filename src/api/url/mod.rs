@@ -77,6 +77,9 @@ pub struct Location {
     /// Use consolidated metadata (mode `consolidated`, or the environment
     /// variable `NCZARR_CONSOLIDATED` set to `true`, `yes` or a number > 0).
     pub consolidated: bool,
+    /// The Zarr format asked for: mode `v2` or `v3` (the last one wins), as
+    /// netcdf-c's draft v3 support names them; None when neither is given.
+    pub zarr_format: Option<u8>,
 }
 
 impl Location {
@@ -369,6 +372,7 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
     let zarr = modes.iter().any(|m| m == "zarr");
     let xarray_dims = !modes.iter().any(|m| m == "noxarray");
     let consolidated = env_consolidated || modes.iter().any(|m| m == "consolidated");
+    let zarr_format = zarr_format(&modes);
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -379,7 +383,34 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         zarr,
         xarray_dims,
         consolidated,
+        zarr_format,
     }))
+}
+
+/// The Zarr format a mode list asks for: the last of `v2` and `v3`.
+fn zarr_format(modes: &[String]) -> Option<u8> {
+    modes.iter().rev().find_map(|m| match m.as_str() {
+        "v2" => Some(2),
+        "v3" => Some(3),
+        _ => None,
+    })
+}
+
+/// The format `nc_create` writes when the URL names none:
+/// `NCZARR_DEFAULT_FORMAT` (`v2`/`2` or `v3`/`3`), else v2, which every
+/// netCDF-C release reads.
+pub fn default_zarr_format() -> u8 {
+    match std::env::var("NCZARR_DEFAULT_FORMAT").ok().as_deref().map(str::trim) {
+        Some("v3" | "V3" | "3") => 3,
+        Some("" | "v2" | "V2" | "2") | None => 2,
+        Some(other) => {
+            crate::nclog!(
+                crate::log::Level::Warn,
+                "NCZARR_DEFAULT_FORMAT={other:?} is neither v2 nor v3; writing v2"
+            );
+            2
+        }
+    }
 }
 
 /// `p` made absolute against the working directory, trailing `/` removed
@@ -438,6 +469,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         zarr: false,
         xarray_dims: true,
         consolidated: env_consolidated,
+        zarr_format: None,
     }))
 }
 

@@ -1,0 +1,801 @@
+//! Zarr v3 through the C API: datasets written by zarr-python 3 and xarray
+//! (testdata/v3, made by testdata/v3/generate.py, each with the netCDF view
+//! it must give in expected.json) read with the right values on every
+//! storage kind; hand-made hostile metadata and shards are errors or hidden
+//! arrays, never a crash or wrong values.
+
+mod common;
+use common::{check, copy_tree};
+use std::ffi::{CStr, CString, c_char, c_int};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use netcdf::ffi::*;
+use serde_json::{Value, json};
+
+const NC_ENOTVAR: c_int = -49;
+const NC_ENOTNC: c_int = -51;
+const NC_ENCZARR: c_int = -137;
+const NC_ENOFILTER: c_int = -136;
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/v3").join(name)
+}
+
+fn cs(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+fn url(p: &Path, mode: &str) -> String {
+    format!("file://{}#mode={mode}", p.display())
+}
+
+fn open(path: &str) -> c_int {
+    let mut ncid = -1;
+    let rc = unsafe { nc_open(cs(path).as_ptr(), 0, &mut ncid) };
+    assert_eq!(rc, 0, "nc_open({path}) = {rc}");
+    ncid
+}
+
+fn open_rc(path: &str) -> c_int {
+    let mut ncid = -1;
+    let rc = unsafe { nc_open(cs(path).as_ptr(), 0, &mut ncid) };
+    if rc == 0 {
+        check(nc_close(ncid));
+    }
+    rc
+}
+
+/// The group and variable name of a variable path (`/g1/a`).
+fn locate(ncid: c_int, path: &str) -> (c_int, String) {
+    let (g, name) = path.rsplit_once('/').unwrap();
+    let g = if g.is_empty() { "/" } else { g };
+    let mut grp = -1;
+    unsafe { check(nc_inq_grp_full_ncid(ncid, cs(g).as_ptr(), &mut grp)) };
+    (grp, name.to_string())
+}
+
+fn varid(grp: c_int, name: &str) -> c_int {
+    let mut v = -1;
+    let rc = unsafe { nc_inq_varid(grp, cs(name).as_ptr(), &mut v) };
+    assert_eq!(rc, 0, "no variable {name}");
+    v
+}
+
+fn name_of(buf: &[c_char]) -> String {
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+/// A value of expected.json as f64 ("NaN", "Infinity", "-Infinity" too).
+fn num(v: &Value) -> f64 {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "NaN" => f64::NAN,
+            "Infinity" => f64::INFINITY,
+            "-Infinity" => f64::NEG_INFINITY,
+            _ => panic!("not a number: {s}"),
+        },
+        v => v.as_f64().unwrap(),
+    }
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b
+}
+
+/// Read a whole variable as strings.
+fn strings(grp: c_int, v: c_int, n: usize) -> Vec<String> {
+    let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); n];
+    unsafe {
+        check(nc_get_var_string(grp, v, p.as_mut_ptr()));
+        let out = p
+            .iter()
+            .map(|&s| {
+                if s.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(s).to_string_lossy().into_owned()
+                }
+            })
+            .collect();
+        check(nc_free_string(n, p.as_mut_ptr()));
+        out
+    }
+}
+
+/// Check one variable against its expected.json entry.
+fn check_var(ncid: c_int, path: &str, want: &Value) {
+    let (grp, name) = locate(ncid, path);
+    let v = varid(grp, &name);
+    let mut ty = 0;
+    let mut ndims = 0;
+    let mut dimids = [0 as c_int; 16];
+    unsafe {
+        check(nc_inq_var(
+            grp,
+            v,
+            std::ptr::null_mut(),
+            &mut ty,
+            &mut ndims,
+            dimids.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ))
+    };
+    assert_eq!(ty as i64, want["type"].as_i64().unwrap(), "{path}: type");
+    let dims = want["dims"].as_array().unwrap();
+    assert_eq!(ndims as usize, dims.len(), "{path}: rank");
+    let mut n = 1usize;
+    for (d, w) in dimids[..ndims as usize].iter().zip(dims) {
+        let mut buf = [0 as c_char; 257];
+        let mut len = 0usize;
+        unsafe { check(nc_inq_dim(grp, *d, buf.as_mut_ptr(), &mut len)) };
+        assert_eq!(name_of(&buf), w[0].as_str().unwrap(), "{path}: dimension name");
+        assert_eq!(len as u64, w[1].as_u64().unwrap(), "{path}: dimension length");
+        n *= len;
+    }
+    let values = want["values"].as_array().unwrap();
+    assert_eq!(values.len(), n, "{path}: expected.json value count");
+    match ty {
+        12 => {
+            let got = strings(grp, v, n);
+            let want: Vec<&str> = values.iter().map(|x| x.as_str().unwrap()).collect();
+            assert_eq!(got, want, "{path}");
+        }
+        10 => {
+            let mut got = vec![0i64; n];
+            unsafe { check(nc_get_var_longlong(grp, v, got.as_mut_ptr())) };
+            let want: Vec<i64> = values.iter().map(|x| x.as_i64().unwrap()).collect();
+            assert_eq!(got, want, "{path}");
+        }
+        11 => {
+            let mut got = vec![0u64; n];
+            unsafe { check(nc_get_var_ulonglong(grp, v, got.as_mut_ptr())) };
+            let want: Vec<u64> = values.iter().map(|x| x.as_u64().unwrap()).collect();
+            assert_eq!(got, want, "{path}");
+        }
+        _ => {
+            let mut got = vec![0f64; n];
+            unsafe { check(nc_get_var_double(grp, v, got.as_mut_ptr())) };
+            for (i, (g, w)) in got.iter().zip(values).enumerate() {
+                assert!(same(*g, num(w)), "{path}[{i}]: got {g}, expected {w}");
+            }
+        }
+    }
+}
+
+/// Check one attribute (numbers, text, lists of numbers or strings).
+fn check_att(grp: c_int, v: c_int, name: &str, want: &Value, what: &str) {
+    let mut ty = 0;
+    let mut len = 0usize;
+    let n = cs(name);
+    let rc = unsafe { nc_inq_att(grp, v, n.as_ptr(), &mut ty, &mut len) };
+    assert_eq!(rc, 0, "{what}: attribute {name}");
+    match want {
+        Value::String(s) => {
+            assert_eq!(ty, 2, "{what}:{name} is text");
+            let mut buf = vec![0u8; len];
+            unsafe { check(nc_get_att_text(grp, v, n.as_ptr(), buf.as_mut_ptr().cast())) };
+            assert_eq!(String::from_utf8(buf).unwrap(), *s, "{what}:{name}");
+        }
+        Value::Array(a) if a.iter().all(Value::is_string) => {
+            assert_eq!((ty, len), (12, a.len()), "{what}:{name} is a string list");
+            let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); len];
+            unsafe {
+                check(nc_get_att_string(grp, v, n.as_ptr(), p.as_mut_ptr()));
+                for (s, w) in p.iter().zip(a) {
+                    assert_eq!(CStr::from_ptr(*s).to_str().unwrap(), w.as_str().unwrap());
+                }
+                check(nc_free_string(len, p.as_mut_ptr()));
+            }
+        }
+        w => {
+            let want: Vec<f64> = match w {
+                Value::Array(a) => a.iter().map(num).collect(),
+                x => vec![num(x)],
+            };
+            assert_eq!(len, want.len(), "{what}:{name} length");
+            let mut got = vec![0f64; len];
+            unsafe { check(nc_get_att_double(grp, v, n.as_ptr(), got.as_mut_ptr())) };
+            for (g, w) in got.iter().zip(&want) {
+                assert!(same(*g, *w), "{what}:{name}: got {g}, expected {w}");
+            }
+        }
+    }
+}
+
+/// Check a whole dataset against its expected.json.
+fn check_dataset(path: &str, expected: &Path) {
+    let want: Value = serde_json::from_slice(&fs::read(expected).unwrap()).unwrap();
+    let ncid = open(path);
+    for (p, w) in want["vars"].as_object().unwrap() {
+        check_var(ncid, p, w);
+    }
+    for h in want["hidden"].as_array().unwrap() {
+        let (grp, name) = locate(ncid, h.as_str().unwrap());
+        let mut v = -1;
+        let rc = unsafe { nc_inq_varid(grp, cs(&name).as_ptr(), &mut v) };
+        assert_eq!(rc, NC_ENOTVAR, "{h} must be hidden");
+    }
+    for (p, atts) in want["atts"].as_object().unwrap() {
+        let (grp, v) = if let Some(g) = p.strip_suffix('/') {
+            let mut grp = -1;
+            let g = if g.is_empty() { "/" } else { g };
+            unsafe { check(nc_inq_grp_full_ncid(ncid, cs(g).as_ptr(), &mut grp)) };
+            (grp, -1)
+        } else {
+            let (grp, name) = locate(ncid, p);
+            (grp, varid(grp, &name))
+        };
+        for (name, w) in atts.as_object().unwrap() {
+            check_att(grp, v, name, w, p);
+        }
+    }
+    check(nc_close(ncid));
+}
+
+fn each_url(dir: &Path) -> Vec<String> {
+    vec![
+        dir.to_str().unwrap().to_string(),
+        url(dir, "zarr,file"),
+        url(dir, "nczarr,file"),
+        url(dir, "zarr,v3,file"),
+        url(dir, "nczarr,v3,file"),
+    ]
+}
+
+#[test]
+fn zarr_python_defaults_read_on_every_path_form() {
+    let d = testdata("zp3_defaults.zarr");
+    for u in each_url(&d) {
+        check_dataset(&u, &d.join("expected.json"));
+    }
+}
+
+#[test]
+fn zip_archives_read_as_their_directory() {
+    let z = testdata("zp3_defaults.zarr.zip");
+    let expected = testdata("zp3_defaults.zarr").join("expected.json");
+    check_dataset(z.to_str().unwrap(), &expected);
+    check_dataset(&url(&z, "zarr,zip"), &expected);
+}
+
+#[test]
+fn without_consolidated_metadata_the_store_is_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d.zarr");
+    copy_tree(&testdata("zp3_defaults.zarr"), &d);
+    let root = d.join("zarr.json");
+    let mut m: Value = serde_json::from_slice(&fs::read(&root).unwrap()).unwrap();
+    // Invalid consolidated metadata is ignored: the store is listed instead.
+    m["consolidated_metadata"]["kind"] = json!("elsewhere");
+    fs::write(&root, serde_json::to_vec(&m).unwrap()).unwrap();
+    check_dataset(d.to_str().unwrap(), &d.join("expected.json"));
+    m.as_object_mut().unwrap().remove("consolidated_metadata");
+    fs::write(&root, serde_json::to_vec(&m).unwrap()).unwrap();
+    check_dataset(&url(&d, "zarr,file"), &d.join("expected.json"));
+}
+
+#[test]
+fn consolidated_metadata_is_used_when_valid() {
+    // Nodes whose zarr.json is only in the consolidated metadata are seen:
+    // the store is not listed.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d.zarr");
+    copy_tree(&testdata("zp3_defaults.zarr"), &d);
+    fs::remove_file(d.join("g1/g2/zarr.json")).unwrap();
+    fs::remove_file(d.join("g1/g2/b/zarr.json")).unwrap();
+    check_dataset(d.to_str().unwrap(), &d.join("expected.json"));
+}
+
+#[test]
+fn every_codec_reads() {
+    let d = testdata("zp3_codecs.zarr");
+    check_dataset(&url(&d, "zarr,file"), &d.join("expected.json"));
+}
+
+#[test]
+fn sharded_arrays_read() {
+    let d = testdata("zp3_shards.zarr");
+    check_dataset(&url(&d, "zarr,file"), &d.join("expected.json"));
+}
+
+#[test]
+fn xarray_defaults_read() {
+    let d = testdata("xr3_defaults.zarr");
+    check_dataset(d.to_str().unwrap(), &d.join("expected.json"));
+}
+
+#[test]
+fn the_reference_fixture_reads() {
+    // zv3_basic: the v3 fixture of the shared fixture set (zarr-python 3.1.6).
+    let d = testdata("zv3_basic/data.zarr");
+    let want = json!({
+        "vars": {
+            "/a": {"type": 4, "dims": [["y", 5], ["x", 7]], "values": (0..35).collect::<Vec<i32>>()},
+            "/b": {"type": 6, "dims": [["x", 7]], "values": (0..7).map(|i| f64::from(i) / 2.0).collect::<Vec<_>>()},
+            "/sub/c": {"type": 8, "dims": [["z", 3]], "values": [1, 2, 3]},
+        },
+        "hidden": [],
+        "atts": {"/": {"title": "zarr v3"}},
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let e = tmp.path().join("expected.json");
+    fs::write(&e, want.to_string()).unwrap();
+    check_dataset(&url(&d, "zarr,file"), &e);
+    check_dataset(d.to_str().unwrap(), &e);
+}
+
+#[test]
+fn filters_and_codecs_of_v3_arrays() {
+    let d = testdata("zp3_codecs.zarr");
+    let ncid = open(&url(&d, "zarr,file"));
+    let ids = |name: &str| -> Vec<u32> {
+        let v = varid(ncid, name);
+        let mut n = 0usize;
+        let mut ids = [0u32; 8];
+        unsafe {
+            check(nc_inq_var_filter_ids(ncid, v, &mut n, std::ptr::null_mut()));
+            check(nc_inq_var_filter_ids(ncid, v, &mut n, ids.as_mut_ptr()));
+        }
+        ids[..n].to_vec()
+    };
+    assert_eq!(ids("zstd9"), [32015]);
+    assert_eq!(ids("gzip"), [40101]);
+    assert_eq!(ids("crc32c"), [32015, 40106]);
+    assert_eq!(ids("nc_shuffle_zstd"), [2, 32015]);
+    assert_eq!(ids("transpose"), [40107, 40101]);
+    assert_eq!(ids("nocodec"), Vec::<u32>::new());
+    // zstd level 9 as nc_inq_var_filter_info answers it.
+    let v = varid(ncid, "zstd9");
+    let mut np = 0usize;
+    let mut params = [0u32; 4];
+    unsafe {
+        check(nc_inq_var_filter_info(ncid, v, 32015, &mut np, params.as_mut_ptr()));
+    }
+    assert_eq!(&params[..np], [9]);
+    // _Codecs shows the chain; the byte order comes from the bytes codec.
+    let mut len = 0usize;
+    unsafe { check(nc_inq_attlen(ncid, v, c"_Codecs".as_ptr(), &mut len)) };
+    let mut buf = vec![0u8; len];
+    unsafe { check(nc_get_att_text(ncid, v, c"_Codecs".as_ptr(), buf.as_mut_ptr().cast())) };
+    let codecs: Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(codecs, json!([{"id": "zstd", "level": 9, "checksum": true}]));
+    let mut endian = -1;
+    unsafe { check(nc_inq_var_endian(ncid, varid(ncid, "big"), &mut endian)) };
+    assert_eq!(endian, 2, "NC_ENDIAN_BIG");
+    unsafe { check(nc_inq_var_endian(ncid, varid(ncid, "gzip"), &mut endian)) };
+    assert_eq!(endian, 1, "NC_ENDIAN_LITTLE");
+    check(nc_close(ncid));
+}
+
+#[test]
+fn mode_v2_does_not_open_v3() {
+    let d = testdata("zp3_defaults.zarr");
+    assert_eq!(open_rc(&url(&d, "zarr,v2,file")), NC_ENOTNC);
+    assert_eq!(open_rc(&url(&d, "zarr,v3,file")), 0);
+    // ... nor v3 a v2 dataset.
+    let v2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fixtures/zarr_pure/data.zarr");
+    assert_eq!(open_rc(&url(&v2, "zarr,v3,file")), NC_ENOTNC);
+    assert_eq!(open_rc(&url(&v2, "zarr,file")), 0);
+}
+
+// ----- hostile metadata -----
+
+/// A named edit of an array's `zarr.json`.
+type MetaEdit = (&'static str, Box<dyn Fn(&mut Value)>);
+
+/// A named edit of an array's `zarr.json` and what reading the array gives then.
+type Tolerated = (&'static str, Box<dyn Fn(&mut Value)>, Result<Vec<i32>, c_int>);
+
+/// A named edit of a shard (its bytes, the offset of its index).
+type ShardEdit = (&'static str, Box<dyn Fn(&mut Vec<u8>, usize)>);
+
+/// A one-array dataset: root group plus array `a` with this `zarr.json`
+/// and chunk objects.
+fn one_array(dir: &Path, meta: &Value, chunks: &[(&str, &[u8])]) {
+    fs::create_dir_all(dir.join("a")).unwrap();
+    fs::write(
+        dir.join("zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#,
+    )
+    .unwrap();
+    fs::write(dir.join("a/zarr.json"), meta.to_string()).unwrap();
+    for (k, b) in chunks {
+        let p = dir.join("a").join(k);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, b).unwrap();
+    }
+}
+
+fn base_meta() -> Value {
+    json!({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": 7, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "attributes": {}, "dimension_names": ["x"]
+    })
+}
+
+/// Open the dataset; None when `a` is hidden, else the result of reading
+/// `a` whole (its values, or the error code).
+fn read_a(dir: &Path) -> Option<Result<Vec<i32>, c_int>> {
+    let ncid = open(&url(dir, "zarr,file"));
+    let mut v = -1;
+    let rc = unsafe { nc_inq_varid(ncid, c"a".as_ptr(), &mut v) };
+    let out = if rc == NC_ENOTVAR {
+        None
+    } else {
+        assert_eq!(rc, 0);
+        let mut len = 0usize;
+        let mut d = [0 as c_int; 4];
+        unsafe {
+            check(nc_inq_vardimid(ncid, v, d.as_mut_ptr()));
+            check(nc_inq_dimlen(ncid, d[0], &mut len));
+        }
+        let mut got = vec![0i32; len];
+        let rc = unsafe { nc_get_var_int(ncid, v, got.as_mut_ptr()) };
+        Some(if rc == 0 { Ok(got) } else { Err(rc) })
+    };
+    check(nc_close(ncid));
+    out
+}
+
+fn le(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn hostile_array_metadata_hides_the_array() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ok = tmp.path().join("ok.zarr");
+    one_array(&ok, &base_meta(), &[("c/0", &le(&[1, 2]))]);
+    assert_eq!(read_a(&ok), Some(Ok(vec![1, 2, 7, 7])));
+    let edits: Vec<MetaEdit> = vec![
+        ("unknown data type", Box::new(|m| m["data_type"] = json!("float8_e4m3"))),
+        ("complex", Box::new(|m| m["data_type"] = json!("complex128"))),
+        ("null fill", Box::new(|m| m["fill_value"] = json!(null))),
+        ("fill out of range", Box::new(|m| m["fill_value"] = json!(1u64 << 40))),
+        ("fill of another type", Box::new(|m| m["fill_value"] = json!("seven"))),
+        ("no codecs", Box::new(|m| m["codecs"] = json!([]))),
+        (
+            "codecs not a list",
+            Box::new(|m| m["codecs"] = json!({"name": "bytes"})),
+        ),
+        (
+            "no serializer",
+            Box::new(|m| m["codecs"] = json!([{"name": "zstd", "configuration": {"level": 1}}])),
+        ),
+        (
+            "unknown array codec",
+            Box::new(|m| m["codecs"] = json!(["bitsqueeze", "bytes"])),
+        ),
+        ("vlen for numbers", Box::new(|m| m["codecs"] = json!(["vlen-utf8"]))),
+        (
+            "bad endian",
+            Box::new(|m| m["codecs"] = json!([{"name": "bytes", "configuration": {"endian": "pdp"}}])),
+        ),
+        (
+            "bad transpose",
+            Box::new(|m| m["codecs"] = json!([{"name": "transpose", "configuration": {"order": [1]}}, "bytes"])),
+        ),
+        (
+            "rectilinear grid",
+            Box::new(|m| m["chunk_grid"]["name"] = json!("rectilinear")),
+        ),
+        (
+            "chunk rank",
+            Box::new(|m| m["chunk_grid"]["configuration"]["chunk_shape"] = json!([2, 2])),
+        ),
+        (
+            "zero chunk",
+            Box::new(|m| m["chunk_grid"]["configuration"]["chunk_shape"] = json!([0])),
+        ),
+        (
+            "huge chunk",
+            Box::new(|m| m["chunk_grid"]["configuration"]["chunk_shape"] = json!([1u64 << 40])),
+        ),
+        ("negative shape", Box::new(|m| m["shape"] = json!([-4]))),
+        (
+            "overflowing shape",
+            Box::new(|m| {
+                m["shape"] = json!([u64::MAX, u64::MAX]);
+                m["chunk_grid"]["configuration"]["chunk_shape"] = json!([1, 1]);
+                m["dimension_names"] = json!(null);
+            }),
+        ),
+        (
+            "key encoding",
+            Box::new(|m| m["chunk_key_encoding"] = json!({"name": "hashed"})),
+        ),
+        (
+            "separator",
+            Box::new(|m| m["chunk_key_encoding"]["configuration"]["separator"] = json!("-")),
+        ),
+        (
+            "storage transformer",
+            Box::new(|m| m["storage_transformers"] = json!([{"name": "x"}])),
+        ),
+        (
+            "extension",
+            Box::new(|m| m["new_feature"] = json!({"must_understand": true})),
+        ),
+        ("plain extension", Box::new(|m| m["new_feature"] = json!(3))),
+        (
+            "dimension names",
+            Box::new(|m| m["dimension_names"] = json!(["x", "y"])),
+        ),
+        (
+            "bad dimension name",
+            Box::new(|m| m["dimension_names"] = json!(["a/b"])),
+        ),
+        ("wrong zarr_format", Box::new(|m| m["zarr_format"] = json!(4))),
+        (
+            "sharding too many inner chunks",
+            Box::new(|m| {
+                m["shape"] = json!([1u64 << 40]);
+                m["chunk_grid"]["configuration"]["chunk_shape"] = json!([1u64 << 30]);
+                m["codecs"] = json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [1], "codecs": ["bytes"], "index_codecs": ["bytes", "crc32c"]}}]);
+            }),
+        ),
+        (
+            "sharding inner shape",
+            Box::new(|m| {
+                m["codecs"] = json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [3], "codecs": ["bytes"]}}]);
+            }),
+        ),
+        (
+            "sharding index codecs",
+            Box::new(|m| {
+                m["codecs"] = json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [1], "codecs": ["bytes"], "index_codecs": ["bytes", {"name": "gzip", "configuration": {"level": 1}}]}}]);
+            }),
+        ),
+        (
+            "codec after sharding",
+            Box::new(|m| {
+                m["codecs"] = json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [1], "codecs": ["bytes"]}}, {"name": "gzip", "configuration": {"level": 1}}]);
+            }),
+        ),
+    ];
+    for (what, edit) in edits {
+        let d = tmp.path().join(format!("{}.zarr", what.replace(' ', "_")));
+        let mut m = base_meta();
+        edit(&mut m);
+        one_array(&d, &m, &[("c/0", &le(&[1, 2]))]);
+        assert_eq!(read_a(&d), None, "{what}: the array must be hidden");
+    }
+    // Not JSON at all: hidden too; the dataset still opens.
+    let d = tmp.path().join("notjson.zarr");
+    one_array(&d, &base_meta(), &[]);
+    fs::write(d.join("a/zarr.json"), b"{\"zarr_format\": 3, ").unwrap();
+    assert_eq!(read_a(&d), None);
+}
+
+#[test]
+fn tolerated_metadata() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edits: Vec<Tolerated> = vec![
+        (
+            "an optional extension",
+            Box::new(|m| m["new_feature"] = json!({"must_understand": false, "x": 1})),
+            Ok(vec![1, 2, 7, 7]),
+        ),
+        (
+            "an optional codec",
+            Box::new(|m| m["codecs"] = json!(["bytes", {"name": "hint", "must_understand": false}])),
+            Ok(vec![1, 2, 7, 7]),
+        ),
+        (
+            "a hex fill",
+            Box::new(|m| {
+                m["data_type"] = json!("float32");
+                m["fill_value"] = json!("0x3fc00000");
+            }),
+            Ok(vec![1, 2, 1, 1]),
+        ),
+        (
+            "an unknown bytes codec: NC_ENOFILTER on reading, as for v2",
+            Box::new(|m| m["codecs"] = json!(["bytes", {"name": "mystery", "configuration": {}}])),
+            Err(NC_ENOFILTER),
+        ),
+        (
+            "the v2 key encoding",
+            Box::new(|m| m["chunk_key_encoding"] = json!({"name": "v2"})),
+            Ok(vec![7, 7, 1, 2]),
+        ),
+    ];
+    for (what, edit, want) in edits {
+        let d = tmp.path().join(format!("{}.zarr", what.len()));
+        let mut m = base_meta();
+        edit(&mut m);
+        let chunk = if m["data_type"] == "float32" {
+            [1.0f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect()
+        } else {
+            le(&[1, 2])
+        };
+        // (`c/0` for the default encoding, `1` for v2.)
+        one_array(&d, &m, &[("c/0", &chunk), ("1", &chunk)]);
+        assert_eq!(read_a(&d), Some(want), "{what}");
+    }
+}
+
+#[test]
+fn hostile_roots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("r.zarr");
+    fs::create_dir_all(&d).unwrap();
+    for (root, want) in [
+        (&b"not json"[..], NC_ENCZARR),
+        (br#"{"zarr_format": 3, "node_type": "array"}"#, NC_ENOTNC),
+        (br#"{"zarr_format": 3}"#, NC_ENCZARR),
+        (
+            br#"{"zarr_format": 3, "node_type": "group", "must": {"must_understand": true}}"#,
+            NC_ENOTNC,
+        ),
+        (br#"[1, 2]"#, NC_ENCZARR),
+    ] {
+        fs::write(d.join("zarr.json"), root).unwrap();
+        assert_eq!(open_rc(d.to_str().unwrap()), want, "{}", String::from_utf8_lossy(root));
+    }
+    // A group whose zarr.json is broken is skipped; the rest reads.
+    fs::write(d.join("zarr.json"), br#"{"zarr_format": 3, "node_type": "group"}"#).unwrap();
+    fs::create_dir_all(d.join("g")).unwrap();
+    fs::write(d.join("g/zarr.json"), b"{").unwrap();
+    fs::create_dir_all(d.join("h")).unwrap();
+    fs::write(d.join("h/zarr.json"), br#"{"zarr_format": 3, "node_type": "group"}"#).unwrap();
+    let ncid = open(d.to_str().unwrap());
+    let mut g = -1;
+    unsafe {
+        assert_eq!(nc_inq_grp_ncid(ncid, c"g".as_ptr(), &mut g), -125, "NC_ENOGRP");
+        check(nc_inq_grp_ncid(ncid, c"h".as_ptr(), &mut g));
+        check(nc_close(ncid));
+    }
+}
+
+// ----- hostile shards -----
+
+/// The `default` array of zp3_shards (10x10 int16, shards 4x10, inner 2x5,
+/// index at the end with crc32c), copied, with its shard `c/0/0` rewritten
+/// by `edit` (given the shard bytes and the index offset).
+fn edited_shard(tmp: &Path, name: &str, edit: &dyn Fn(&mut Vec<u8>, usize)) -> PathBuf {
+    let d = tmp.join(name);
+    copy_tree(&testdata("zp3_shards.zarr"), &d);
+    let p = d.join("default/c/0/0");
+    let mut b = fs::read(&p).unwrap();
+    let at = b.len() - (16 * 4 + 4);
+    edit(&mut b, at);
+    fs::write(&p, b).unwrap();
+    d
+}
+
+/// Re-seal an index after editing it (the crc32c of its entries).
+fn reseal(b: &mut [u8], at: usize) {
+    let n = b.len() - at - 4;
+    let s = netcdf::codec::checksum::crc32c(&b[at..at + n]);
+    let end = b.len();
+    b[end - 4..].copy_from_slice(&s.to_le_bytes());
+}
+
+fn set_entry(b: &mut [u8], at: usize, i: usize, off: u64, len: u64) {
+    b[at + 16 * i..at + 16 * i + 8].copy_from_slice(&off.to_le_bytes());
+    b[at + 16 * i + 8..at + 16 * i + 16].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Read `default` of a shards dataset: whole, then the row range 4.. (not
+/// in shard c/0/0, which must still read).
+fn read_default(d: &Path) -> (c_int, Vec<i16>) {
+    let ncid = open(&url(d, "zarr,file"));
+    let v = varid(ncid, "default");
+    let mut all = vec![0i16; 100];
+    let rc = unsafe { nc_get_var_short(ncid, v, all.as_mut_ptr()) };
+    let mut rest = vec![0i16; 60];
+    unsafe {
+        check(nc_get_vara_short(
+            ncid,
+            v,
+            [4, 0].as_ptr(),
+            [6, 10].as_ptr(),
+            rest.as_mut_ptr(),
+        ))
+    };
+    assert!(rest.iter().all(|&x| x == 7), "other shards read as fill");
+    check(nc_close(ncid));
+    (rc, all)
+}
+
+#[test]
+fn hostile_shards_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (rc, all) = read_default(&edited_shard(tmp.path(), "same.zarr", &|_, _| {}));
+    assert_eq!(rc, 0);
+    assert_eq!(&all[..12], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    let cases: Vec<ShardEdit> = vec![
+        ("bad checksum", Box::new(|b, at| b[at] ^= 1)),
+        ("truncated shard", Box::new(|b, _| b.truncate(b.len() - 30))),
+        ("shorter than its index", Box::new(|b, _| b.truncate(20))),
+        ("empty shard", Box::new(|b, _| b.clear())),
+        (
+            "chunk past the end",
+            Box::new(|b, at| {
+                set_entry(b, at, 0, 0, at as u64 + 1);
+                reseal(b, at);
+            }),
+        ),
+        (
+            "chunk inside the index",
+            Box::new(|b, at| {
+                set_entry(b, at, 1, at as u64 - 2, 4);
+                reseal(b, at);
+            }),
+        ),
+        (
+            "overflowing range",
+            Box::new(|b, at| {
+                set_entry(b, at, 0, u64::MAX - 2, 10);
+                reseal(b, at);
+            }),
+        ),
+        (
+            "half-empty entry",
+            Box::new(|b, at| {
+                set_entry(b, at, 0, u64::MAX, 3);
+                reseal(b, at);
+            }),
+        ),
+        (
+            "chunk that decodes to garbage",
+            Box::new(|b, at| {
+                let (off, len) = (
+                    u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize,
+                    u64::from_le_bytes(b[at + 8..at + 16].try_into().unwrap()) as usize,
+                );
+                for x in &mut b[off..off + len] {
+                    *x = 0xa5;
+                }
+            }),
+        ),
+    ];
+    for (what, edit) in cases {
+        let d = edited_shard(tmp.path(), &format!("{}.zarr", what.replace(' ', "_")), &*edit);
+        let (rc, _) = read_default(&d);
+        assert!(rc == NC_ENCZARR || rc == -132, "{what}: got {rc}");
+    }
+    // An empty inner chunk (both entries 2^64-1) reads as fill.
+    let d = edited_shard(tmp.path(), "emptied.zarr", &|b, at| {
+        set_entry(b, at, 0, u64::MAX, u64::MAX);
+        reseal(b, at);
+    });
+    let (rc, all) = read_default(&d);
+    assert_eq!(rc, 0);
+    assert_eq!(&all[..5], &[7; 5], "the emptied inner chunk is fill");
+    assert_eq!(&all[5..10], &[6, 7, 8, 9, 10]);
+}
+
+#[test]
+fn an_inner_chunk_larger_than_its_encoding_may_be_is_an_error() {
+    // Uncompressed inner chunks of 2 int32 (8 bytes): an entry of 4 KiB is
+    // refused before anything is read.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("big.zarr");
+    let mut m = base_meta();
+    m["chunk_grid"]["configuration"]["chunk_shape"] = json!([4]);
+    m["codecs"] = json!([{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2], "codecs": ["bytes"], "index_codecs": ["bytes"], "index_location": "start"}}]);
+    let mut shard = Vec::new();
+    for v in [32u64, 4096, u64::MAX, u64::MAX] {
+        shard.extend_from_slice(&v.to_le_bytes());
+    }
+    shard.extend(std::iter::repeat_n(1u8, 4096));
+    one_array(&d, &m, &[("c/0", &shard)]);
+    assert_eq!(read_a(&d), Some(Err(NC_ENCZARR)));
+    // The same shard with the right length reads.
+    shard[8..16].copy_from_slice(&8u64.to_le_bytes());
+    shard.truncate(32 + 8);
+    shard[32..40].copy_from_slice(&le(&[4, 5]));
+    one_array(&d, &m, &[("c/0", &shard)]);
+    assert_eq!(read_a(&d), Some(Ok(vec![4, 5, 7, 7])));
+}
