@@ -33,6 +33,21 @@ fn build_isal() {
     println!("cargo::rustc-check-cfg=cfg(nczarr_isal)");
     println!("cargo:rerun-if-changed=src/sys/c/isal.c");
     println!("cargo:rerun-if-env-changed=NCZARR_ISAL");
+    // What the probe below looks at: the header when it is there, so that a
+    // changed ISA-L rebuilds; otherwise the package database (or the include
+    // folder), so that installing libisal-dev after a first build is noticed
+    // and the build script runs again.
+    for var in ["CC", "CFLAGS", "CPATH", "C_INCLUDE_PATH", "NCZ_CC"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    let header = std::path::Path::new("/usr/include/isa-l/igzip_lib.h");
+    if header.exists() {
+        println!("cargo:rerun-if-changed={}", header.display());
+    } else if std::path::Path::new("/var/lib/dpkg/status").exists() {
+        println!("cargo:rerun-if-changed=/var/lib/dpkg/status");
+    } else if std::path::Path::new("/usr/include").is_dir() {
+        println!("cargo:rerun-if-changed=/usr/include");
+    }
     if std::env::var("NCZARR_ISAL").is_ok_and(|v| v == "0") {
         return;
     }

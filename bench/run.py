@@ -372,14 +372,18 @@ def s3_env(R):
         if p.returncode != 0:
             # Once more after a stop: a start right after the test suite's
             # server stopped failed once (exit 250, no message); the next worked.
-            log(f"S3 server start failed (exit {p.returncode}); stopping it and trying once more")
+            # The script says which stage failed and prints the end of its logs.
+            log(f"S3 server start failed (exit {p.returncode}):\n{p.stderr.rstrip()}")
+            log("stopping it and trying once more")
             subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, timeout=120, env=senv)
             p = subprocess.run(["bash", script, "start"], capture_output=True, text=True, cwd=ROOT, timeout=300,
                                env=senv)
     except subprocess.TimeoutExpired:
         return None, f"skipped: {os.path.basename(script)} start timed out"
     if p.returncode != 0:
-        why = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        log(f"S3 server start failed again (exit {p.returncode}):\n{p.stderr.rstrip()}")
+        lines = p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [f"exit {p.returncode}"]
+        why = next((l for l in lines if "start FAILED" in l), lines[-1])
         return None, f"skipped: {os.path.basename(script)} start failed: {why[:120]}"
     env = {}
     for line in p.stdout.splitlines():

@@ -88,8 +88,14 @@ done
 # declared-but-never-defined ncaux_copy_data pair of 4.10.1's netcdf_aux.h.
 cat "$data"/*.txt | sort -u >"$tmp/known"
 nm -D --defined-only /usr/lib/x86_64-linux-gnu/libnetcdf.so.19 2>/dev/null | awk '{print $3}' >>"$tmp/known" || true
-wheel="${NCZ_VENV:-$HOME/.cache/nczarr-venv}/lib/python3.11/site-packages/netcdf4.libs/libnetcdf-3622e713.so.22"
-[ -e "$wheel" ] && nm -D --defined-only "$wheel" | awk '{print $3}' >>"$tmp/known"
+# netcdf-c 4.10.1's own exports (the netCDF4 wheel's libnetcdf): without
+# them, names 4.10.1 exports would be reported as unknown.
+if wheel="$(bash scripts/ref-libnetcdf.sh)"; then
+    nm -D --defined-only "$wheel" | awk '{print $3}' >>"$tmp/known"
+else
+    echo "check-client-abi: FAIL: the reference netcdf-c 4.10.1 was not found"
+    fail=1
+fi
 # H5get_libversion: python3-netcdf4 reaches it through libnetcdf (see README).
 printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion >>"$tmp/known"
 sort -u -o "$tmp/known" "$tmp/known"

@@ -16,12 +16,14 @@
 #  4. every function and variable declared in our headers has C linkage
 #     when the headers are used from C++;
 #  5. negative controls: deliberately broken copies of our headers make
-#     step 2 or 3 fail.
+#     step 2 or 3 fail;
+#  6. every macro, prototype and declaration equals netCDF-C 4.10.1's
+#     (scripts/compare-headers-4101.py, against testdata/headers/, extracted
+#     from the v4.10.1 tag), and that comparison catches deliberate changes
+#     (its --self-test).
 #
-# The comparison with netCDF-C 4.10.1 itself is scripts/compare-headers-4101.py.
-#
-# Needs gcc, g++ and the reference headers (apt-get install libnetcdf-dev
-# g++); installs nothing itself.
+# Needs gcc, g++, python3 and the reference headers (apt-get install
+# libnetcdf-dev g++); installs nothing itself.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,9 +40,9 @@ for h in "${headers[@]}"; do
         exit 1
     fi
 done
-for tool in gcc g++ nm perl; do
+for tool in gcc g++ nm perl python3; do
     if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "check-headers: '$tool' not found (Debian/Ubuntu: apt-get install gcc g++ binutils perl)." >&2
+        echo "check-headers: '$tool' not found (Debian/Ubuntu: apt-get install gcc g++ binutils perl python3)." >&2
         exit 1
     fi
 done
@@ -258,6 +260,21 @@ mutate "signature using a struct" netcdf_mem.h \
 mutate "enum value" netcdf_filter.h '    BLOSC_BITSHUFFLE = 2' '    BLOSC_BITSHUFFLE = 3'
 mutate "guarded macro value" netcdf_filter.h '#define H5Z_FILTER_BZIP2 307' '#define H5Z_FILTER_BZIP2 308'
 mutate "feature flag" netcdf_meta.h '#define NC_HAS_NCZARR        1' '#define NC_HAS_NCZARR        0'
+
+# ---------------------------------------------------------------------
+echo "6. the headers of netCDF-C 4.10.1 (scripts/compare-headers-4101.py, testdata/headers/)"
+if python3 "$repo/scripts/compare-headers-4101.py" >"$work/compare-4101.log" 2>&1; then
+    pass "$(tail -n 1 "$work/compare-4101.log")"
+else
+    cat "$work/compare-4101.log"
+    fail "our headers differ from netCDF-C 4.10.1's"
+fi
+if python3 "$repo/scripts/compare-headers-4101.py" --self-test >"$work/compare-4101-self.log" 2>&1; then
+    pass "$(tail -n 1 "$work/compare-4101-self.log")"
+else
+    cat "$work/compare-4101-self.log"
+    fail "the 4.10.1 comparison missed a deliberate change"
+fi
 
 # ---------------------------------------------------------------------
 echo

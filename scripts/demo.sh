@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Build the library, run a C program that writes and reads an NCZarr dataset
-# in a local directory, and show the dataset with ncdump through our library.
+# The demo: install what the build needs (scripts/install-deps.sh --demo),
+# build the library, run a C program (examples/c/demo.c) that writes and
+# reads an NCZarr dataset in a local directory, and show the dataset with
+# Debian's ncdump running on this library. Everything it makes stays in
+# target/demo/ (the program, the dataset), with the commands to look again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked
+
+echo "demo: 1/4 the Debian packages the build and the demo need (scripts/install-deps.sh --demo)"
+bash scripts/install-deps.sh --demo
+
+echo "demo: 2/4 building the library (scripts/build.sh: cargo build --release --locked)"
+bash scripts/build.sh
 lib="$PWD/target/release"
+# Programs load the library by its SONAME, or Debian's by the name they were linked with.
 ln -sf libnetcdf.so "$lib/libnetcdf.so.22"
 ln -sf libnetcdf.so "$lib/libnetcdf.so.19"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-gcc -std=c99 -Wall -Wextra -Werror -Iinclude -o "$work/demo" examples/c/demo.c -L"$lib" -lnetcdf
+
+work="$PWD/target/demo"
+rm -rf "$work"
+mkdir -p "$work"
 url="file://$work/demo.zarr#mode=nczarr,file"
+echo "demo: 3/4 examples/c/demo.c, built against include/ and this library, writes and reads $work/demo.zarr"
+gcc -std=c99 -Wall -Wextra -Werror -Iinclude -o "$work/demo" examples/c/demo.c -L"$lib" -lnetcdf
 LD_LIBRARY_PATH="$lib" "$work/demo" "$url"
-if command -v ncdump >/dev/null; then
-    echo "--- ncdump -s (Debian's ncdump, running on this library) ---"
-    LD_LIBRARY_PATH="$lib" ncdump -s "$url"
-else
-    echo "(install netcdf-bin to see the dataset with ncdump)"
-fi
+
+echo "demo: 4/4 Debian's ncdump -s, running on this library (LD_LIBRARY_PATH=$lib):"
+LD_LIBRARY_PATH="$lib" ncdump -s "$url"
+
+cat <<EOF
+
+demo: done. The dataset is the directory $work/demo.zarr; to look at it again:
+  LD_LIBRARY_PATH=$lib ncdump -s '$url'
+and to run every test: bash scripts/test-all.sh
+EOF

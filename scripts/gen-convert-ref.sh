@@ -3,12 +3,12 @@
 # against a real netcdf-c 4.10.1 and run it on a fresh NCZarr dataset.
 #
 #   LIBNETCDF  the reference libnetcdf shared object (default: the one shipped
-#              in the netCDF4 Python wheel installed in /tmp/venv)
+#              in the netCDF4 Python wheel of the venv, scripts/ref-libnetcdf.sh)
 #   NC_INCLUDE directory holding netcdf.h (default /usr/include; any 4.9+
 #              header works, the prototypes used here have not changed)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-lib=${LIBNETCDF:-/tmp/venv/lib/python3.11/site-packages/netcdf4.libs/libnetcdf-3622e713.so.22}
+lib=${LIBNETCDF:-$(bash "$here/scripts/ref-libnetcdf.sh")}
 inc=${NC_INCLUDE:-/usr/include}
 out=${1:-$here/testdata/convert/netcdf-c-4.10.1.txt}
 work=$(mktemp -d)

@@ -4,21 +4,24 @@
 # NCZ_REFERENCE=1. All tests passing proves they encode netcdf-c's behaviour
 # (checks marked KNOWN-WRONG are excused and reported).
 #
-# Env: NCZ_REF_LIB   path to the reference libnetcdf (default: the wheel's, found
-#                    under $VENV or /tmp/venv)
+# Env: NCZ_REF_LIB   path to the reference libnetcdf (default: the wheel's, in
+#                    the venv $NCZ_VENV: scripts/ref-libnetcdf.sh finds it)
 #      NCZ_REF_INCLUDE  dir with netcdf.h (default /usr/include)
 #      BUILD_DIR     build dir (default target/ctests-reference)
 # Only the `file` label runs: the wheel's netcdf-c is built without zip (and
 # S3) storage, so the `zip` runs would only show NC_ENOTBUILT.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="${VENV:-${NCZ_VENV:-/tmp/venv}}"
+venv="${NCZ_VENV:-$HOME/.cache/nczarr-venv}"
 lib="${NCZ_REF_LIB:-}"
 if [ -z "$lib" ]; then
-  lib="$(ls "$venv"/lib/python3*/site-packages/netcdf4.libs/libnetcdf-*.so* 2>/dev/null | head -n1 || true)"
+  lib="$(NCZ_VENV="$venv" bash "$root/scripts/ref-libnetcdf.sh")" || {
+    echo "reference libnetcdf not found (scripts/install-deps.sh, or set NCZ_REF_LIB)" >&2
+    exit 2
+  }
 fi
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-  echo "reference libnetcdf not found (pip install netCDF4 into $venv, or set NCZ_REF_LIB)" >&2
+if [ ! -f "$lib" ]; then
+  echo "reference libnetcdf $lib not found" >&2
   exit 2
 fi
 inc="${NCZ_REF_INCLUDE:-/usr/include}"
@@ -28,8 +31,12 @@ if [ ! -f "$inc/netcdf.h" ]; then
 fi
 # The codec plugins the wheel ships beside the library (t_filters needs them).
 if [ -z "${HDF5_PLUGIN_PATH:-}" ]; then
-  plugdir="$(ls -d "$venv"/lib/python3*/site-packages/netCDF4/plugins 2>/dev/null | head -n1 || true)"
-  [ -n "$plugdir" ] && export HDF5_PLUGIN_PATH="$plugdir"
+  plugdir="$("$venv/bin/python" -c 'import importlib.util, os; print(os.path.join(importlib.util.find_spec("netCDF4").submodule_search_locations[0], "plugins"))')"
+  if [ ! -d "$plugdir" ]; then
+    echo "the netCDF4 wheel's plugins $plugdir are missing (t_filters needs them)" >&2
+    exit 2
+  fi
+  export HDF5_PLUGIN_PATH="$plugdir"
 fi
 build="${BUILD_DIR:-$root/target/ctests-reference}"
 cmake -S "$root/ctests" -B "$build" -DNCZ_TEST_LIB="$lib" -DNCZ_TEST_INCLUDE="$inc" >/dev/null

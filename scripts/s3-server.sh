@@ -4,9 +4,12 @@
 # logs), no cephx, a SigV4 user with a fixed key, a private bucket and a bucket
 # anyone may read (GetObject + ListBucket policy).
 #
-# Usage: scripts/s3-server.sh install | start | stop | status
-#   install  apt-get the Ceph packages if missing (idempotent; install-deps.sh calls it)
-#   start    (re)start the server, create the buckets, write the env file and print it
+# Usage: scripts/s3-server.sh install | packages | start | stop | status
+#   install  apt-get the Ceph packages if missing (idempotent)
+#   packages print the names of the Debian packages it needs (install-deps.sh
+#            installs them with the others)
+#   start    (re)start the server, create the buckets, write the env file and print it;
+#            when it fails, it says at which stage and prints the end of every log
 #   stop     stop the processes this script started (PID files in the state dir)
 #   status   exit 0 when the S3 port answers
 #
@@ -57,6 +60,20 @@ wait_until() {
     done
 }
 
+# retry TRIES COMMAND...: a ceph command again after a failure, a second
+# later: the monitor refuses a client's first commands now and then ('wrong
+# fsid', EPERM). Its stdout is the last try's.
+retry() {
+    local tries=$1 n=1
+    shift
+    until "$@"; do
+        ((n < tries)) || return 1
+        say "$1 failed (try $n of $tries); again"
+        n=$((n + 1))
+        sleep 1
+    done
+}
+
 # signed METHOD PATH [curl args]: a SigV4 request as the test user.
 signed() {
     local method=$1 path=$2
@@ -75,7 +92,14 @@ install() {
         return
     fi
     local sudo=()
-    [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+            sudo=(sudo -n)
+        else
+            say "these packages are missing, and installing them needs root (or password-less sudo): ${missing[*]}"
+            exit 1
+        fi
+    fi
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     "${sudo[@]}" apt-get update -qq
@@ -100,11 +124,30 @@ stop() {
     done
 }
 
+# On a failed start (the EXIT trap of start): which stage failed, and the end
+# of the setup log and of every daemon's log, on stderr.
+stage='' failed_command=''
+start_failed() {
+    local rc=$1 f
+    say "start FAILED (exit $rc) while starting $stage, in: ${failed_command:-?}"
+    say "the end of its logs follows (all in $dir/log)"
+    for f in "$dir"/log/*; do
+        [ -s "$f" ] || continue
+        echo "----- $f (last 25 lines)" >&2
+        tail -n 25 "$f" >&2
+    done
+}
+
 start() {
     command -v radosgw >/dev/null && command -v ceph-mon >/dev/null || {
         say "Ceph is not installed (run: $0 install)"
         exit 1
     }
+    stage="the state directory $dir"
+    # The command that failed (errtrace: also inside functions), then the logs.
+    set -E
+    trap 'failed_command=$BASH_COMMAND' ERR
+    trap 'rc=$?; [ $rc -eq 0 ] || start_failed $rc' EXIT
     stop
     rm -rf "$dir"
     mkdir -p "$dir"/{mon,osd,log,run,rgw}
@@ -133,6 +176,12 @@ mon warn on pool no redundancy = false
 mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd objectstore = memstore
+# We put the OSD into the CRUSH map ourselves. Left on, these make the OSD send
+# the monitor commands at start that the monitor sometimes refuses ('wrong
+# fsid', EPERM: it answers before the client has its fsid), and the OSD then
+# exits 250 (seen in about half of the starts on a busy machine).
+osd crush update on start = false
+osd class update on start = false
 memstore device bytes = $memstore_bytes
 osd memory target = 536870912
 mon data = $dir/mon/\$cluster-\$id
@@ -148,19 +197,24 @@ rgw data = $dir/rgw
 rgw dns name = localhost
 EOF
     local c=(-c "$dir/ceph.conf") setup="$dir/log/setup.log"
+    stage="the monitor (ceph-mon on port $mon_port)"
     monmaptool --create --fsid "$fsid" --addv a "[v1:127.0.0.1:$mon_port]" "$dir/monmap" >>"$setup" 2>&1
     ceph-mon "${c[@]}" --mkfs -i a --monmap "$dir/monmap" >>"$setup" 2>&1
     ceph-mon "${c[@]}" -i a >>"$setup" 2>&1
     wait_until 60 ceph-mon ceph "${c[@]}" --connect-timeout 5 mon stat
+    stage="the OSD (ceph-osd, ports $osd_ports)"
     osd_uuid=$(cat /proc/sys/kernel/random/uuid)
-    id=$(ceph "${c[@]}" osd create "$osd_uuid" 2>>"$setup")
+    # (osd create of the same uuid gives the same id; crush add is idempotent)
+    id=$(retry 5 ceph "${c[@]}" osd create "$osd_uuid" 2>>"$setup")
     mkdir -p "$dir/osd/ceph-$id"
     ceph-osd "${c[@]}" -i "$id" --mkfs --osd-uuid "$osd_uuid" >>"$setup" 2>&1
-    ceph "${c[@]}" osd crush add "osd.$id" 1.0 root=default host=localhost >>"$setup" 2>&1
-    ceph-osd "${c[@]}" -i "$id" >>"$setup" 2>&1
+    retry 5 ceph "${c[@]}" osd crush add "osd.$id" 1.0 root=default host=localhost >>"$setup" 2>&1
+    retry 3 ceph-osd "${c[@]}" -i "$id" >>"$setup" 2>&1
     wait_until 60 "the OSD" bash -c "ceph -c '$dir/ceph.conf' osd stat 2>/dev/null | grep -q '1 up'"
+    stage="radosgw (port $port)"
     radosgw "${c[@]}" -n client.rgw.a >>"$setup" 2>&1
     wait_until 90 radosgw curl -sf -o /dev/null "$ep/"
+    stage="the test user and its buckets"
     radosgw-admin "${c[@]}" user create --uid=nczarr-test --display-name=nczarr-test \
         --access-key="$ak" --secret="$sk" >"$dir/user.json" 2>>"$setup"
     wait_until 30 "the test user" signed GET "" -o /dev/null
@@ -179,6 +233,7 @@ export NCZ_S3_REGION=$region
 export NCZ_S3_ACCESS_KEY_ID=$ak
 export NCZ_S3_SECRET_ACCESS_KEY=$sk
 EOF
+    trap - EXIT
     say "radosgw ready at $ep after $((SECONDS - t0))s; env in $dir/env"
     cat "$dir/env"
     # Also on stdout only (not in the env file): the lines of the shared tool's
@@ -196,11 +251,12 @@ EOF
 
 case "${1:-}" in
 install) install ;;
+packages) echo "${packages[*]}" ;;
 start) start ;;
 stop) stop ;;
 status) curl -sf -o /dev/null "$ep/" && echo "up at $ep" || { echo down; exit 1; } ;;
 *)
-    echo "usage: $0 install|start|stop|status" >&2
+    echo "usage: $0 install|packages|start|stop|status" >&2
     exit 2
     ;;
 esac

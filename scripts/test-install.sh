@@ -54,10 +54,64 @@ expect --cflags "-I$prefix/include"
 expect --has-nc4 yes
 expect --has-nczarr yes
 expect --has-nc2 yes
-expect --has-hdf5 no
 expect --has-s3 yes
 expect --has-zstd yes
 expect --has-stdfilters "deflate bz2 zstd blosc"
+# The formats handed to the system libnetcdf: nc-config answers what that
+# library has. Debian's libnetcdf.so.19 (4.9.0) with its own nc-config and
+# libnetcdf.settings (libnetcdf-dev) is the default one here.
+sysdir=/usr/lib/x86_64-linux-gnu
+syslib=$sysdir/libnetcdf.so.19
+if [ -f "$syslib" ] && [ -x /usr/bin/nc-config ] && [ -f "$sysdir/libnetcdf.settings" ]; then
+    # expect_sys LABEL ENV... -- FLAG EXPECTED
+    expect_sys() {
+        local label=$1 got
+        shift
+        local envs=()
+        while [ "$1" != -- ]; do envs+=("$1"); shift; done
+        got="$(env "${envs[@]}" "$ncc" "$2" 2>&1 || true)"
+        if [ "$got" = "$3" ]; then
+            echo "ok   nc-config $2 = $3 ($label)"
+        else
+            echo "FAIL nc-config $2: got '$got', expected '$3' ($label)"
+            fail=1
+        fi
+    }
+    flags=(--has-hdf5 --has-hdf4 --has-cdf5 --has-dap --has-dap2 --has-dap4)
+    for f in "${flags[@]}"; do
+        want="$(/usr/bin/nc-config "$f")"
+        expect_sys "the default system library, as Debian's nc-config says" -u NCZARR_SYSTEM_NETCDF -- "$f" "$want"
+        expect_sys "NCZARR_SYSTEM_NETCDF names it" NCZARR_SYSTEM_NETCDF="$syslib" -- "$f" "$want"
+        expect_sys "NCZARR_SYSTEM_NETCDF=none: no delegation" NCZARR_SYSTEM_NETCDF=none -- "$f" no
+        expect_sys "NCZARR_SYSTEM_NETCDF names this library: no delegation" \
+            NCZARR_SYSTEM_NETCDF="$libdir/libnetcdf.so.19" -- "$f" no
+    done
+    # A copy with no settings file and no nc-config beside it: its symbols.
+    mkdir -p "$work/sys/lib"
+    cp "$syslib" "$work/sys/lib/libnetcdf.so.19"
+    for f in "${flags[@]}"; do
+        expect_sys "a copy of Debian's library alone, from its symbols" \
+            NCZARR_SYSTEM_NETCDF="$work/sys/lib/libnetcdf.so.19" -- "$f" "$(/usr/bin/nc-config "$f")"
+    done
+    # Its settings file is read: one that says no, of the library's version.
+    sed 's/^\(HDF5 Support\|CDF5 Support\|DAP2 Support\):.*/\1: no/' "$sysdir/libnetcdf.settings" \
+        >"$work/sys/lib/libnetcdf.settings"
+    for f in --has-hdf5 --has-cdf5 --has-dap2; do
+        expect_sys "a libnetcdf.settings beside it that says no" \
+            NCZARR_SYSTEM_NETCDF="$work/sys/lib/libnetcdf.so.19" -- "$f" no
+    done
+    expect_sys "DAP4 from the same settings file" \
+        NCZARR_SYSTEM_NETCDF="$work/sys/lib/libnetcdf.so.19" -- --has-dap4 "$(/usr/bin/nc-config --has-dap4)"
+    # A settings file of another version is not this library's: ignored.
+    sed -i 's/^NetCDF Version:.*/NetCDF Version:\t4.1.3/' "$work/sys/lib/libnetcdf.settings"
+    expect_sys "a libnetcdf.settings of another version is ignored" \
+        NCZARR_SYSTEM_NETCDF="$work/sys/lib/libnetcdf.so.19" -- --has-hdf5 "$(/usr/bin/nc-config --has-hdf5)"
+    check "nc-config --all names the system library it asked" \
+        sh -c "'$ncc' --all | grep -F '(delegated formats: from $syslib'"
+else
+    echo "FAIL Debian's $syslib, /usr/bin/nc-config and libnetcdf.settings (libnetcdf19, libnetcdf-dev) are needed"
+    fail=1
+fi
 check "nc-config --libs names -lnetcdf" sh -c "'$ncc' --libs | grep -q -- '-lnetcdf'"
 check "nc-config --has-s3 answers yes or no" sh -c "'$ncc' --has-s3 | grep -Eqx 'yes|no'"
 check "nc-config --plugindir answers a path" sh -c "'$ncc' --plugindir | grep -q /"
