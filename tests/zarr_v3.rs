@@ -141,6 +141,12 @@ fn check_var(ncid: c_int, path: &str, want: &Value) {
             let want: Vec<&str> = values.iter().map(|x| x.as_str().unwrap()).collect();
             assert_eq!(got, want, "{path}");
         }
+        2 => {
+            let mut got = vec![0u8; n];
+            unsafe { check(nc_get_var_text(grp, v, got.as_mut_ptr().cast())) };
+            let want: Vec<u8> = values.iter().map(|x| x.as_u64().unwrap() as u8).collect();
+            assert_eq!(got, want, "{path}");
+        }
         10 => {
             let mut got = vec![0i64; n];
             unsafe { check(nc_get_var_longlong(grp, v, got.as_mut_ptr())) };
@@ -307,8 +313,8 @@ fn xarray_defaults_read() {
 
 #[test]
 fn the_reference_fixture_reads() {
-    // zv3_basic: the v3 fixture of the shared fixture set (zarr-python 3.1.6).
-    let d = testdata("zv3_basic/data.zarr");
+    // zv3_basic: the v3 case of the fixture set (zarr-python 3.1.6).
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fixtures/zv3_basic/data.zarr");
     let want = json!({
         "vars": {
             "/a": {"type": 4, "dims": [["y", 5], ["x", 7]], "values": (0..35).collect::<Vec<i32>>()},
@@ -798,4 +804,270 @@ fn an_inner_chunk_larger_than_its_encoding_may_be_is_an_error() {
     shard[32..40].copy_from_slice(&le(&[4, 5]));
     one_array(&d, &m, &[("c/0", &shard)]);
     assert_eq!(read_a(&d), Some(Ok(vec![4, 5, 7, 7])));
+}
+
+// ----- writing -----
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&fs::read(p).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn create(path: &str) -> c_int {
+    let mut ncid = -1;
+    let rc = unsafe { nc_create(cs(path).as_ptr(), 0, &mut ncid) };
+    assert_eq!(rc, 0, "nc_create({path}) = {rc}");
+    ncid
+}
+
+fn def_dim(ncid: c_int, name: &str, len: usize) -> c_int {
+    let mut d = -1;
+    unsafe { check(nc_def_dim(ncid, cs(name).as_ptr(), len, &mut d)) };
+    d
+}
+
+fn def_var(ncid: c_int, name: &str, ty: c_int, dims: &[c_int]) -> c_int {
+    let mut v = -1;
+    unsafe {
+        check(nc_def_var(
+            ncid,
+            cs(name).as_ptr(),
+            ty,
+            dims.len() as c_int,
+            dims.as_ptr(),
+            &mut v,
+        ))
+    };
+    v
+}
+
+/// Write a dataset of every kind of variable, with filters, in `mode`.
+fn write_sample(path: &str) {
+    let ncid = create(path);
+    let t = def_dim(ncid, "time", 0);
+    let y = def_dim(ncid, "y", 3);
+    let x = def_dim(ncid, "x", 5);
+    unsafe {
+        check(nc_put_att_text(ncid, -1, c"title".as_ptr(), 9, c"written 3".as_ptr()));
+        let temp = def_var(ncid, "temp", 5, &[t, y, x]);
+        check(nc_def_var_chunking(ncid, temp, 0, [1, 2, 3].as_ptr()));
+        check(nc_def_var_deflate(ncid, temp, 1, 1, 4));
+        let fill = -999.0f32;
+        check(nc_def_var_fill(ncid, temp, 0, (&fill as *const f32).cast()));
+        check(nc_put_att_text(ncid, temp, c"units".as_ptr(), 1, c"K".as_ptr()));
+        let z = def_var(ncid, "zstd", 10, &[y, x]);
+        check(nc_def_var_zstandard(ncid, z, 5));
+        let b = def_var(ncid, "blosc", 6, &[y, x]);
+        check(nc_def_var_blosc(ncid, b, 1, 5, 0, 1));
+        let s = def_var(ncid, "names", 12, &[y]);
+        let c = def_var(ncid, "chars", 2, &[x]);
+        let u = def_var(ncid, "big", 8, &[x]);
+        check(nc_def_var_endian(ncid, u, 2));
+        let sc = def_var(ncid, "scalar", 4, &[]);
+        let mut g = -1;
+        check(nc_def_grp(ncid, c"sub".as_ptr(), &mut g));
+        let gd = def_dim(g, "n", 2);
+        let gv = def_var(g, "v", 1, &[gd, x]);
+        check(nc_put_att_int(g, gv, c"valid".as_ptr(), 4, 2, [-1, 1].as_ptr()));
+        check(nc_enddef(ncid));
+        let tv: Vec<f32> = (0..30).map(|i| i as f32 / 4.0).collect();
+        check(nc_put_vara_float(
+            ncid,
+            temp,
+            [0, 0, 0].as_ptr(),
+            [2, 3, 5].as_ptr(),
+            tv.as_ptr(),
+        ));
+        // A partial write of record 2: the rest is fill.
+        check(nc_put_vara_float(
+            ncid,
+            temp,
+            [2, 1, 1].as_ptr(),
+            [1, 1, 2].as_ptr(),
+            [7.5f32, 8.5].as_ptr(),
+        ));
+        let zv: Vec<i64> = (0..15).map(|i| i * 1_000_000_007).collect();
+        check(nc_put_var_longlong(ncid, z, zv.as_ptr()));
+        let bv: Vec<f64> = (0..15).map(|i| f64::from(i) * 0.1).collect();
+        check(nc_put_var_double(ncid, b, bv.as_ptr()));
+        let strs = [cs("a"), cs("été"), cs("")];
+        let ptrs: Vec<*const c_char> = strs.iter().map(|s| s.as_ptr()).collect();
+        check(nc_put_var_string(ncid, s, ptrs.as_ptr().cast_mut()));
+        check(nc_put_var_text(ncid, c, c"hello".as_ptr()));
+        check(nc_put_var_ushort(ncid, u, [1u16, 256, 513, 65535, 0].as_ptr()));
+        check(nc_put_var_int(ncid, sc, &42));
+        let gvv: Vec<i8> = (0..10).map(|i| i - 5).collect();
+        check(nc_put_var_schar(g, gv, gvv.as_ptr()));
+        check(nc_close(ncid));
+    }
+}
+
+/// The netCDF view of `write_sample`'s dataset.
+fn sample_expected(nczarr: bool) -> Value {
+    let mut temp: Vec<Value> = (0..30).map(|i| json!(f64::from(i) / 4.0)).collect();
+    temp.extend(std::iter::repeat_n(json!(-999.0), 15));
+    temp[30 + 6] = json!(7.5);
+    temp[30 + 7] = json!(8.5);
+    // Pure Zarr keeps no NC_CHAR: the chars are bytes (uint8).
+    let chars = if nczarr {
+        json!({"type": 2, "dims": [["x", 5]], "values": [104, 101, 108, 108, 111]})
+    } else {
+        json!({"type": 7, "dims": [["x", 5]], "values": [104, 101, 108, 108, 111]})
+    };
+    json!({
+        "vars": {
+            "/temp": {"type": 5, "dims": [["time", 3], ["y", 3], ["x", 5]], "values": temp},
+            "/zstd": {"type": 10, "dims": [["y", 3], ["x", 5]], "values": (0..15).map(|i| i * 1_000_000_007i64).collect::<Vec<_>>()},
+            "/blosc": {"type": 6, "dims": [["y", 3], ["x", 5]], "values": (0..15).map(|i| f64::from(i) * 0.1).collect::<Vec<_>>()},
+            "/names": {"type": 12, "dims": [["y", 3]], "values": ["a", "été", ""]},
+            "/chars": chars,
+            "/big": {"type": 8, "dims": [["x", 5]], "values": [1, 256, 513, 65535, 0]},
+            "/scalar": {"type": 4, "dims": [], "values": [42]},
+            "/sub/v": {"type": 1, "dims": [["n", 2], ["x", 5]], "values": (-5..5).collect::<Vec<i32>>()},
+        },
+        "hidden": [],
+        "atts": {"/": {"title": "written 3"}, "/temp": {"units": "K", "_FillValue": -999.0}, "/sub/v": {"valid": [-1, 1]}},
+    })
+}
+
+#[test]
+fn written_v3_reads_back_in_both_flavours() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (mode, nczarr) in [
+        ("nczarr,v3,file", true),
+        ("zarr,v3,file", false),
+        ("zarr,v3,consolidated,file", false),
+    ] {
+        let d = tmp.path().join(format!("{}.zarr", mode.replace(',', "_")));
+        write_sample(&url(&d, mode));
+        // v3 only: zarr.json per node, no v2 objects.
+        assert!(!d.join(".zgroup").exists() && !d.join(".zattrs").exists());
+        let root = read_json(&d.join("zarr.json"));
+        assert_eq!(
+            (root["zarr_format"].as_u64(), root["node_type"].as_str()),
+            (Some(3), Some("group"))
+        );
+        let temp = read_json(&d.join("temp/zarr.json"));
+        assert_eq!(temp["dimension_names"], json!(["time", "y", "x"]));
+        assert_eq!(temp["shape"], json!([3, 3, 5]));
+        assert_eq!(temp["chunk_grid"]["configuration"]["chunk_shape"], json!([1, 2, 3]));
+        assert_eq!(
+            temp["codecs"],
+            json!([
+                {"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
+                {"name": "numcodecs.zlib", "configuration": {"level": 4}}
+            ])
+        );
+        assert_eq!(temp["fill_value"], json!(-999.0));
+        assert!(d.join("temp/c/0/0/0").is_file(), "default chunk keys");
+        let names = read_json(&d.join("names/zarr.json"));
+        assert_eq!(names["data_type"], json!("string"));
+        assert_eq!(names["codecs"][0]["name"], json!("vlen-utf8"));
+        let big = read_json(&d.join("big/zarr.json"));
+        assert_eq!(
+            big["codecs"][0],
+            json!({"name": "bytes", "configuration": {"endian": "big"}})
+        );
+        let blosc = read_json(&d.join("blosc/zarr.json"));
+        assert_eq!(blosc["codecs"][1]["name"], json!("blosc"));
+        assert_eq!(blosc["codecs"][1]["configuration"]["shuffle"], json!("shuffle"));
+        assert_eq!(blosc["codecs"][1]["configuration"]["typesize"], json!(8));
+        assert_eq!(read_json(&d.join("zstd/zarr.json"))["codecs"][1]["name"], json!("zstd"));
+        assert_eq!(read_json(&d.join("scalar/zarr.json"))["shape"], json!([]));
+        assert!(d.join("scalar/c").is_file(), "a 0-d array's chunk is c");
+        let attrs = &root["attributes"];
+        assert_eq!(attrs.get("_nczarr_superblock").is_some(), nczarr);
+        if nczarr {
+            assert_eq!(attrs["_nczarr_group"]["arrays"][0], json!("temp"));
+            let info = &read_json(&d.join("sub/v/zarr.json"))["attributes"]["_nczarr_array"];
+            assert_eq!(info["dimension_references"], json!(["/sub/n", "/x"]));
+            let chars = read_json(&d.join("chars/zarr.json"));
+            assert_eq!(chars["data_type"], json!("uint8"));
+            assert_eq!(chars["attributes"]["_nczarr_array"]["nczarr_type"], json!("char"));
+        }
+        assert_eq!(
+            root.get("consolidated_metadata").is_some(),
+            mode.contains("consolidated")
+        );
+        let e = tmp.path().join("expected.json");
+        fs::write(&e, sample_expected(nczarr).to_string()).unwrap();
+        check_dataset(&url(&d, mode), &e);
+        check_dataset(d.to_str().unwrap(), &e);
+    }
+}
+
+#[test]
+fn unlimited_dimensions_survive_in_nczarr_v3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("u.zarr");
+    write_sample(&url(&d, "nczarr,v3,file"));
+    let ncid = open(d.to_str().unwrap());
+    let mut n = 0;
+    let mut ids = [0 as c_int; 4];
+    unsafe {
+        check(nc_inq_unlimdims(ncid, &mut n, ids.as_mut_ptr()));
+        check(nc_close(ncid));
+    }
+    assert_eq!(n, 1, "time is unlimited");
+}
+
+#[test]
+fn an_existing_v3_dataset_stays_v3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d.zarr");
+    copy_tree(&testdata("zp3_defaults.zarr"), &d);
+    let mut ncid = -1;
+    unsafe {
+        check(nc_open(cs(d.to_str().unwrap()).as_ptr(), 1, &mut ncid));
+        let x = {
+            let mut x = -1;
+            check(nc_inq_dimid(ncid, c"x".as_ptr(), &mut x));
+            x
+        };
+        let v = def_var(ncid, "added", 4, &[x]);
+        check(nc_put_var_int(ncid, v, [1, 2, 3, 4, 5, 6, 7].as_ptr()));
+        // Changing existing data rewrites only its chunks.
+        check(nc_put_vara_int(
+            ncid,
+            varid(ncid, "i32"),
+            [4, 0].as_ptr(),
+            [1, 2].as_ptr(),
+            [100, 101].as_ptr(),
+        ));
+        check(nc_close(ncid));
+    }
+    assert!(!d.join("added/.zarray").exists());
+    let added = read_json(&d.join("added/zarr.json"));
+    assert_eq!(added["dimension_names"], json!(["x"]));
+    // The consolidated metadata was rewritten with the new array.
+    let root = read_json(&d.join("zarr.json"));
+    assert!(root["consolidated_metadata"]["metadata"].get("added").is_some());
+    let mut want = read_json(&d.join("expected.json"));
+    want["vars"]["/added"] = json!({"type": 4, "dims": [["x", 7]], "values": [1, 2, 3, 4, 5, 6, 7]});
+    want["vars"]["/i32"]["values"][28] = json!(100);
+    want["vars"]["/i32"]["values"][29] = json!(101);
+    let e = tmp.path().join("expected.json");
+    fs::write(&e, want.to_string()).unwrap();
+    check_dataset(d.to_str().unwrap(), &e);
+}
+
+#[test]
+fn the_default_format_comes_from_the_environment() {
+    // Only this test creates without a v2/v3 mode key, so the variable
+    // cannot reach another test's nc_create.
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2.zarr");
+    let v3 = tmp.path().join("v3.zarr");
+    write_sample(&url(&v2, "nczarr,file"));
+    assert!(v2.join(".zgroup").is_file() && !v2.join("zarr.json").exists());
+    // SAFETY: no other thread of this test binary reads NCZARR_DEFAULT_FORMAT
+    // concurrently (see above).
+    unsafe { std::env::set_var("NCZARR_DEFAULT_FORMAT", "v3") };
+    write_sample(&url(&v3, "nczarr,file"));
+    unsafe { std::env::remove_var("NCZARR_DEFAULT_FORMAT") };
+    assert!(v3.join("zarr.json").is_file() && !v3.join(".zgroup").exists());
+    let e = tmp.path().join("expected.json");
+    fs::write(&e, sample_expected(true).to_string()).unwrap();
+    check_dataset(v2.to_str().unwrap(), &e);
+    check_dataset(v3.to_str().unwrap(), &e);
 }

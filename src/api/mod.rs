@@ -79,6 +79,7 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
 pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
     let loc = zarr_location(path, true)?;
     let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
+    let v3 = loc.zarr_format.unwrap_or_else(url::default_zarr_format) == 3;
     let mut ds = Dataset {
         path: path.to_string(),
         store,
@@ -91,10 +92,10 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
             pure_zarr: loc.zarr,
             xarray: loc.xarray_dims,
             consolidated: loc.consolidated,
-            v3: false,
+            v3,
         },
         ncproperties: Some(write::ncproperties()),
-        superblock_version: 2,
+        superblock_version: if v3 { 3 } else { 2 },
         meta_dirty: true,
         created: true,
         deferred_bytes: 0,

@@ -656,6 +656,15 @@ impl Dataset {
         }
         let mut var = Var::new(name, ty, ds);
         var.no_fill = !self.fill_mode;
+        if self.flavor.v3 {
+            // Zarr v3 as zarr-python writes it: `c/0/1` keys, strings as
+            // the `string` data type (variable length).
+            var.chunk_keys = ChunkKeys::V3Default;
+            var.dim_separator = '/';
+            if ty == NcType::String {
+                var.string_layout = StringLayout::VlenUtf8;
+            }
+        }
         let shape = self.var_shape(&var);
         let unlim: Vec<bool> = var.dimids.iter().map(|&d| self.dims[d].unlimited).collect();
         var.chunks = default_chunks(&shape, &unlim, ty.size());

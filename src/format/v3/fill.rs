@@ -23,6 +23,9 @@ pub fn parse(v: &Value, t: &V3Type) -> NcResult<Vec<u8>> {
         (_, Value::Null) => return Err(bad()),
         (Kind::Bool, Value::Bool(b)) => out.push(u8::from(*b)),
         (Kind::Bool, _) => return Err(bad()),
+        (Kind::Int, Value::Number(n)) if t.ty == NcType::Char => {
+            out.push(n.as_u64().and_then(|u| u8::try_from(u).ok()).ok_or_else(bad)?);
+        }
         (Kind::Int, Value::Number(_)) => scalar_to_bytes(v, t.ty, &mut out)?,
         (Kind::Int, _) => return Err(bad()),
         (Kind::Float, Value::String(s)) if s.starts_with("0x") => {
@@ -81,6 +84,7 @@ pub fn to_out(fill: &[u8], t: &V3Type) -> Out {
             Out::Arr(b.into_iter().map(|x| Out::U(u64::from(x))).collect())
         }
         Kind::Raw => Out::Arr(fill.iter().map(|&x| Out::U(u64::from(x))).collect()),
+        Kind::Int if t.ty == NcType::Char => Out::U(u64::from(fill.first().copied().unwrap_or(0))),
         Kind::Int | Kind::Float => crate::format::json::bytes_to_out(fill, t.ty),
     }
 }
@@ -196,6 +200,10 @@ mod tests {
         assert_eq!(f(json!([65, 0]), &r).unwrap(), b"A");
         assert!(f(json!([256, 0]), &r).is_err());
         assert_eq!(f(json!([9]), &ty(json!("r8"))).unwrap(), [9]);
+        let c = dtype::parse(&json!("uint8"), Some("char")).unwrap();
+        assert_eq!(f(json!(65), &c).unwrap(), b"A");
+        assert_eq!(to_out(b"A", &c), Out::U(65));
+        assert!(f(json!("A"), &c).is_err());
     }
 
     #[test]

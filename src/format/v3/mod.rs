@@ -13,6 +13,7 @@ pub mod codecs;
 pub mod dtype;
 pub mod fill;
 pub mod read;
+pub mod write;
 
 use crate::model::ChunkKeys;
 
