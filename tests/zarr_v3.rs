@@ -1071,3 +1071,278 @@ fn the_default_format_comes_from_the_environment() {
     check_dataset(v2.to_str().unwrap(), &e);
     check_dataset(v3.to_str().unwrap(), &e);
 }
+
+// ----- writing shards -----
+
+const NC_EINVAL: c_int = -36;
+const NC_ELATEDEF: c_int = -123;
+
+/// Every object below `dir` (relative names, sorted).
+fn objects(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn sharded_writes_match_a_model() {
+    // Random slabs (strided too) into sharded arrays of random shapes, with
+    // a cache of one chunk or none, so that shards are read, merged and
+    // rewritten as chunks leave it; then the whole array against the model.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rng = common::Rng(0x5eed_0003);
+    for case in 0..24 {
+        let ndims = 1 + rng.below(3);
+        let shape: Vec<usize> = (0..ndims).map(|_| 2 + rng.below(11)).collect();
+        let chunks: Vec<usize> = shape.iter().map(|&s| 1 + rng.below(s.min(4))).collect();
+        let shards: Vec<usize> = chunks.iter().map(|&c| c * (1 + rng.below(3))).collect();
+        let total: usize = shape.iter().product();
+        let d = tmp.path().join(format!("s{case}.zarr"));
+        let mode = if case % 2 == 0 {
+            "nczarr,v3,file"
+        } else {
+            "zarr,v3,file"
+        };
+        let ncid = create(&url(&d, mode));
+        let dims: Vec<c_int> = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| def_dim(ncid, &format!("d{i}"), n))
+            .collect();
+        let v = def_var(ncid, "v", 4, &dims);
+        let mut model = vec![-1i32; total];
+        unsafe {
+            check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
+            check(nc_def_var_fill(ncid, v, 0, (&-1i32 as *const i32).cast()));
+            if case % 3 == 0 {
+                check(nc_def_var_zstandard(ncid, v, 1));
+            }
+            check(nc_def_var_zarr_shards(ncid, v, shards.as_ptr()));
+            check(nc_enddef(ncid));
+            let cache = if case % 4 < 2 { 0 } else { 1 << 20 };
+            check(nc_set_var_chunk_cache(ncid, v, cache, 10, 0.5));
+            for round in 0..4 {
+                let start: Vec<usize> = shape.iter().map(|&s| rng.below(s)).collect();
+                let stride: Vec<usize> = (0..ndims).map(|_| 1 + rng.below(2)).collect();
+                let count: Vec<usize> = (0..ndims)
+                    .map(|i| 1 + rng.below((shape[i] - start[i]).div_ceil(stride[i])))
+                    .collect();
+                let n: usize = count.iter().product();
+                let vals: Vec<i32> = (0..n).map(|k| (case * 1000 + round * 100 + k) as i32).collect();
+                let pstride: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
+                check(nc_put_vars_int(
+                    ncid,
+                    v,
+                    start.as_ptr(),
+                    count.as_ptr(),
+                    pstride.as_ptr(),
+                    vals.as_ptr(),
+                ));
+                // The model: C order over the selection.
+                let mut k = 0;
+                let mut idx = vec![0usize; ndims];
+                loop {
+                    let mut off = 0;
+                    for dd in 0..ndims {
+                        off = off * shape[dd] + start[dd] + idx[dd] * stride[dd];
+                    }
+                    model[off] = vals[k];
+                    k += 1;
+                    let mut dd = ndims;
+                    loop {
+                        if dd == 0 {
+                            break;
+                        }
+                        dd -= 1;
+                        idx[dd] += 1;
+                        if idx[dd] < count[dd] {
+                            break;
+                        }
+                        idx[dd] = 0;
+                    }
+                    if k == n {
+                        break;
+                    }
+                }
+                // Read back in the same session (cache and shards).
+                let mut got = vec![0i32; total];
+                check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
+                assert_eq!(got, model, "case {case} round {round} (before close)");
+            }
+            check(nc_close(ncid));
+        }
+        let ncid = open(d.to_str().unwrap());
+        let v = varid(ncid, "v");
+        let mut got = vec![0i32; total];
+        let mut sharded = 0;
+        let mut sizes = [0usize; 4];
+        unsafe {
+            check(nc_get_var_int(ncid, v, got.as_mut_ptr()));
+            check(nc_inq_var_zarr_shards(ncid, v, &mut sharded, sizes.as_mut_ptr()));
+        }
+        check(nc_close(ncid));
+        assert_eq!(
+            got, model,
+            "case {case}: shape {shape:?} chunks {chunks:?} shards {shards:?}"
+        );
+        assert_eq!((sharded, &sizes[..ndims]), (1, &shards[..]), "case {case}");
+        // Only shard objects: one per shard at most, keys of the shard grid.
+        let meta = read_json(&d.join("v/zarr.json"));
+        assert_eq!(meta["codecs"][0]["name"], json!("sharding_indexed"));
+        assert_eq!(meta["chunk_grid"]["configuration"]["chunk_shape"], json!(shards));
+        let n_shards: usize = shape.iter().zip(&shards).map(|(&s, &h)| s.div_ceil(h)).product();
+        let stored = objects(&d.join("v")).len() - 1;
+        assert!(
+            stored <= n_shards,
+            "case {case}: {stored} objects for {n_shards} shards"
+        );
+    }
+}
+
+#[test]
+fn whole_shards_are_written_without_reading() {
+    // A write covering whole shards writes each shard once; zarr.json says so.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("w.zarr");
+    let ncid = create(&url(&d, "zarr,v3,file"));
+    let y = def_dim(ncid, "y", 10);
+    let x = def_dim(ncid, "x", 9);
+    let v = def_var(ncid, "v", 6, &[y, x]);
+    let vals: Vec<f64> = (0..90).map(|i| f64::from(i) / 8.0).collect();
+    unsafe {
+        check(nc_def_var_chunking(ncid, v, 0, [2, 3].as_ptr()));
+        check(nc_def_var_zarr_shards(ncid, v, [4, 9].as_ptr()));
+        check(nc_put_var_double(ncid, v, vals.as_ptr()));
+        check(nc_close(ncid));
+    }
+    // Shards 4x9 over 10x9: three shards, the last partial (rows 8-9).
+    assert_eq!(objects(&d.join("v")), ["c/0/0", "c/1/0", "c/2/0", "zarr.json"]);
+    let meta = read_json(&d.join("v/zarr.json"));
+    assert_eq!(
+        meta["codecs"],
+        json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2, 3],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+            "index_location": "end"}}])
+    );
+    // The partial shard holds its two live inner-chunk rows only: 3 chunks
+    // of 2x3 doubles, plus the index of 6 entries.
+    assert_eq!(fs::metadata(d.join("v/c/2/0")).unwrap().len(), 3 * 48 + 6 * 16 + 4);
+    let e = tmp.path().join("e.json");
+    fs::write(
+        &e,
+        json!({"vars": {"/v": {"type": 6, "dims": [["y", 10], ["x", 9]], "values": vals}}, "hidden": [], "atts": {}})
+            .to_string(),
+    )
+    .unwrap();
+    check_dataset(d.to_str().unwrap(), &e);
+}
+
+#[test]
+fn shard_definitions_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d.zarr");
+    let ncid = create(&url(&d, "nczarr,v3,file"));
+    let x = def_dim(ncid, "x", 10);
+    let v = def_var(ncid, "v", 4, &[x]);
+    let s = def_var(ncid, "s", 12, &[x]);
+    let sc = def_var(ncid, "sc", 4, &[]);
+    let mut sharded = -1;
+    let mut size = [0usize; 1];
+    unsafe {
+        check(nc_def_var_chunking(ncid, v, 0, [2].as_ptr()));
+        check(nc_inq_var_zarr_shards(ncid, v, &mut sharded, size.as_mut_ptr()));
+        assert_eq!(sharded, 0);
+        assert_eq!(
+            nc_def_var_zarr_shards(ncid, v, [3].as_ptr()),
+            NC_EINVAL,
+            "not whole chunks"
+        );
+        assert_eq!(nc_def_var_zarr_shards(ncid, v, [0].as_ptr()), NC_EINVAL);
+        assert_eq!(nc_def_var_zarr_shards(ncid, s, [10].as_ptr()), NC_EINVAL, "strings");
+        assert_eq!(nc_def_var_zarr_shards(ncid, sc, std::ptr::null()), 0, "NULL: none");
+        assert_eq!(nc_def_var_zarr_shards(ncid, 99, [4].as_ptr()), NC_ENOTVAR);
+        check(nc_def_var_zarr_shards(ncid, v, [4].as_ptr()));
+        // Chunks changed afterwards: shards round up to whole chunks.
+        check(nc_def_var_chunking(ncid, v, 0, [3].as_ptr()));
+        check(nc_inq_var_zarr_shards(ncid, v, &mut sharded, size.as_mut_ptr()));
+        assert_eq!((sharded, size[0]), (1, 6));
+        check(nc_inq_var_zarr_shards(
+            ncid,
+            v,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        ));
+        check(nc_put_var_int(ncid, v, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].as_ptr()));
+        assert_eq!(nc_def_var_zarr_shards(ncid, v, [9].as_ptr()), NC_ELATEDEF);
+        check(nc_close(ncid));
+    }
+    // Not for v2.
+    let d2 = tmp.path().join("d2.zarr");
+    let ncid = create(&url(&d2, "nczarr,v2,file"));
+    let x = def_dim(ncid, "x", 10);
+    let v = def_var(ncid, "v", 4, &[x]);
+    unsafe {
+        check(nc_def_var_chunking(ncid, v, 0, [2].as_ptr()));
+        assert_eq!(nc_def_var_zarr_shards(ncid, v, [4].as_ptr()), NC_EINVAL);
+        check(nc_close(ncid));
+    }
+    let ncid = open(d.to_str().unwrap());
+    let mut got = [0i32; 10];
+    unsafe {
+        check(nc_get_var_int(ncid, varid(ncid, "v"), got.as_mut_ptr()));
+        check(nc_inq_var_zarr_shards(
+            ncid,
+            varid(ncid, "v"),
+            &mut sharded,
+            size.as_mut_ptr(),
+        ));
+    }
+    check(nc_close(ncid));
+    assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!((sharded, size[0]), (1, 6));
+}
+
+#[test]
+fn the_shards_mode_key_shards_new_variables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("auto.zarr");
+    // Chunks of 4x4 ints (64 bytes) in shards of about 256 bytes: the 4
+    // chunks of a row of chunks (rows first), two shards for the 8x16 array.
+    let ncid = create(&format!("{}&shards=256", url(&d, "nczarr,v3,file")));
+    let y = def_dim(ncid, "y", 8);
+    let x = def_dim(ncid, "x", 16);
+    let v = def_var(ncid, "v", 4, &[y, x]);
+    let small = def_var(ncid, "small", 4, &[x]);
+    let vals: Vec<i32> = (0..128).collect();
+    let mut sharded = -1;
+    let mut sizes = [0usize; 2];
+    unsafe {
+        check(nc_def_var_chunking(ncid, v, 0, [4, 4].as_ptr()));
+        check(nc_put_var_int(ncid, v, vals.as_ptr()));
+        check(nc_put_var_int(ncid, small, vals.as_ptr()));
+        check(nc_inq_var_zarr_shards(ncid, v, &mut sharded, sizes.as_mut_ptr()));
+        assert_eq!((sharded, sizes), (1, [4, 16]));
+        // One chunk holds the whole of `small`: no shards.
+        check(nc_inq_var_zarr_shards(ncid, small, &mut sharded, sizes.as_mut_ptr()));
+        assert_eq!(sharded, 0);
+        check(nc_close(ncid));
+    }
+    assert_eq!(objects(&d.join("v")), ["c/0/0", "c/1/0", "zarr.json"]);
+    assert_eq!(
+        read_json(&d.join("v/zarr.json"))["codecs"][0]["name"],
+        json!("sharding_indexed")
+    );
+}

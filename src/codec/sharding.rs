@@ -99,6 +99,32 @@ impl ShardLayout {
         })
     }
 
+    /// A layout with the index as zarr-python writes it by default: at the
+    /// end, little-endian, with crc32c.
+    pub fn standard(shard: Vec<usize>, inner: Vec<usize>) -> Option<ShardLayout> {
+        ShardLayout::new(
+            shard,
+            inner,
+            IndexCodecs {
+                big_endian: false,
+                crc32c: true,
+            },
+            false,
+        )
+    }
+
+    /// The same shards around new inner chunks: each shard dimension rounded
+    /// up to a multiple of the new chunk (None when that is not possible).
+    pub fn with_inner(&self, inner: &[usize]) -> Option<ShardLayout> {
+        let shard = self
+            .shard
+            .iter()
+            .zip(inner)
+            .map(|(&s, &i)| s.div_ceil(i.max(1)).checked_mul(i))
+            .collect::<Option<Vec<usize>>>()?;
+        ShardLayout::new(shard, inner.to_vec(), self.index, self.index_at_start)
+    }
+
     /// Bytes of the encoded index.
     pub fn index_len(&self) -> u64 {
         16 * self.count as u64 + if self.index.crc32c { 4 } else { 0 }
@@ -254,6 +280,41 @@ impl ShardLayout {
     }
 }
 
+/// A shard shape of about `target` bytes for an array of `shape` with inner
+/// chunks `inner` of `elem`-byte values: whole inner chunks, growing along
+/// the last dimension first (a shard then holds contiguous rows), never
+/// along an unlimited dimension, never past the array. None when a shard
+/// would hold a single chunk (sharding would not pay).
+pub fn auto_shape(
+    shape: &[usize],
+    unlimited: &[bool],
+    inner: &[usize],
+    elem: usize,
+    target: u64,
+) -> Option<Vec<usize>> {
+    let mut bytes = inner
+        .iter()
+        .try_fold(elem.max(1) as u64, |a, &c| a.checked_mul(c as u64))?;
+    let mut per = vec![1usize; inner.len()];
+    for d in (0..inner.len()).rev() {
+        if unlimited.get(d).copied().unwrap_or(true) {
+            break;
+        }
+        let most = shape[d].div_ceil(inner[d].max(1)).max(1);
+        let room = usize::try_from(target / bytes.max(1)).unwrap_or(usize::MAX).max(1);
+        per[d] = most.min(room).min(MAX_INNER_CHUNKS);
+        bytes = bytes.saturating_mul(per[d] as u64);
+        if per[d] < most {
+            break;
+        }
+    }
+    let count = per.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
+    if !(2..=MAX_INNER_CHUNKS).contains(&count) {
+        return None;
+    }
+    Some(per.iter().zip(inner).map(|(&n, &c)| n * c).collect())
+}
+
 /// The most index entries the cache of one variable keeps (8 MiB of them).
 const CACHE_ENTRIES: usize = 1 << 19;
 
@@ -377,6 +438,26 @@ mod tests {
         let mut b = s[10..].to_vec();
         b[3] ^= 1;
         assert!(lc.decode_index(&b, s.len() as u64).is_err());
+    }
+
+    #[test]
+    fn automatic_shapes() {
+        // W4's layout: 16x256x256 float chunks (4 MiB) in 64 MiB shards.
+        let s = auto_shape(&[64, 1024, 1024], &[false; 3], &[16, 256, 256], 4, 64 << 20).unwrap();
+        assert_eq!(s, [16, 1024, 1024]);
+        // Growing stops at the array's end, then goes on outwards.
+        assert_eq!(auto_shape(&[100, 10], &[false; 2], &[2, 5], 8, 800), Some(vec![10, 10]));
+        // Never along an unlimited dimension (nor before it).
+        assert_eq!(
+            auto_shape(&[0, 100], &[true, false], &[1, 10], 4, 1 << 20),
+            Some(vec![1, 100])
+        );
+        assert_eq!(auto_shape(&[0], &[true], &[10], 4, 1 << 20), None);
+        // One chunk already as big as the target, or the whole array.
+        assert_eq!(auto_shape(&[10], &[false], &[10], 4, 1 << 20), None);
+        assert_eq!(auto_shape(&[100], &[false], &[10], 4, 8), None);
+        let l = ShardLayout::standard(vec![4, 10], vec![2, 5]).unwrap();
+        assert_eq!(l.with_inner(&[3, 4]).unwrap().shard, [6, 12]);
     }
 
     #[test]

@@ -965,6 +965,12 @@ fn write_evicted(spec: &ChunkSpec, store: &dyn Store, ev: Vec<(Vec<u64>, ChunkDa
             recycle(d);
         }
     }
+    if spec.shards.is_some() && !dirty.is_empty() {
+        let refs: Vec<(&Vec<u64>, &ChunkData)> = dirty.iter().map(|(k, d)| (k, d)).collect();
+        let r = shard::store_chunks(spec, store, &refs).into_iter().collect();
+        dirty.into_iter().for_each(|(_, d)| recycle(d));
+        return r;
+    }
     let put = |(idx, data): &(Vec<u64>, ChunkData)| -> NcResult<()> { spec.store_chunk(store, idx, data) };
     let r = if dirty.len() > 1 && store.concurrent_requests() {
         let encoded: Vec<NcResult<(Key, Vec<u8>)>> = pool::on_pool(|| {
@@ -1541,10 +1547,6 @@ pub fn put_vars(
     if !ds.writable {
         return Err(NcError::Perm);
     }
-    if ds.var(grp, varid)?.shards.is_some() {
-        crate::nclog!(Level::Error, "writing sharded arrays is not supported yet");
-        return Err(NcError::NcZarr);
-    }
     let store = ds.store.clone();
     let Some((_, sel)) = prepare(
         ds,
@@ -1641,6 +1643,18 @@ pub fn put_vars(
     let (mut whole, mut partial): (Vec<&WriteWork>, Vec<&WriteWork>) = work.iter().partition(|(idx, segs)| {
         spec.ty != NcType::String && !var.cache.contains(idx) && covers_chunk(&sel, segs, &shape)
     });
+    if spec.shards.is_some() {
+        // Sharded: shards covered whole are stored at once; every other
+        // chunk goes through the cache, its shard rewritten when it leaves.
+        let (range, rest) = shard::put_whole_shards(&spec, store.as_ref(), &sel, &src, &shape, whole)?;
+        range_err |= range;
+        if var.stored_key.is_none() {
+            var.stored_key = Some(spec.prefix.clone());
+        }
+        var.chunks_on_disk = true;
+        partial.extend(rest);
+        whole = Vec::new();
+    }
     // A write of a few small whole chunks (nc_put_var of a small variable,
     // the usual way to fill many) cannot spread them over the pool: stored
     // now, they would go one after another in the caller, a file or request
@@ -1649,6 +1663,7 @@ pub fn put_vars(
     // by the chunk size, the cache's own size and DEFER_TOTAL_BYTES.
     let deferred = whole.len() * chunk_bytes;
     let defer = !whole.is_empty()
+        && spec.shards.is_none()
         && whole.len() < pool::threads().max(2)
         && chunk_bytes <= DEFER_CHUNK_BYTES
         && deferred <= var.cache.size
@@ -1858,8 +1873,36 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             work.push((g, vi, ChunkSpec::of(ds, g, var), var.cache.dirty_keys()));
         }
     }
+    // Sharded variables: their chunks grouped by shard, each shard written once.
+    let mut first_err = None;
+    for (g, vi, spec, keys) in work.iter().filter(|w| w.2.shards.is_some()) {
+        let var = &ds.groups[*g].vars[*vi];
+        let chunks: Vec<(&Vec<u64>, &ChunkData)> =
+            keys.iter().filter_map(|k| var.cache.peek(k).map(|d| (k, d))).collect();
+        let results = shard::store_chunks(spec, store.as_ref(), &chunks);
+        let done: Vec<Vec<u64>> = chunks
+            .iter()
+            .zip(results)
+            .filter_map(|((k, _), r)| match r {
+                Ok(()) => Some((*k).clone()),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    None
+                }
+            })
+            .collect();
+        let var = &mut ds.groups[*g].vars[*vi];
+        for k in &done {
+            var.cache.clear_dirty(k);
+        }
+        var.chunks_on_disk = true;
+        if var.stored_key.is_none() {
+            var.stored_key = Some(spec.prefix.clone());
+        }
+    }
+    work.retain(|w| w.2.shards.is_none());
     if work.is_empty() {
-        return Ok(());
+        return first_err.map_or(Ok(()), Err);
     }
     let jobs: Vec<(usize, usize)> = work
         .iter()
@@ -1898,7 +1941,6 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             pool::on_pool(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
         }
     };
-    let mut first_err = None;
     for (&(w, c), r) in jobs.iter().zip(results) {
         let (g, vi, _, keys) = &work[w];
         match r {

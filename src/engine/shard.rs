@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{ChunkSpec, Prefetched};
+use super::{ChunkSpec, MemIn, Prefetched, Seg, Selection, WriteWork, copy_chunk_in, recycle};
 use crate::codec::sharding::{IndexCache, ShardIndex, ShardLayout};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::model::cache::ChunkData;
 use crate::runtime::pool;
 use crate::storage::{Arrivals, Fetched, Key, Store};
 
@@ -28,6 +29,9 @@ pub(super) struct Shards {
     pub layout: ShardLayout,
     pub indexes: Arc<IndexCache>,
 }
+
+/// Encoded inner chunks of one shard: (position in the shard, bytes).
+type Parts = Vec<(usize, Vec<u8>)>;
 
 /// One byte range to read from a shard, and the requests it serves:
 /// (which request, offset in the range, length).
@@ -157,6 +161,185 @@ impl Shards {
             reads.iter().for_each(done);
         }
         Ok(map)
+    }
+}
+
+impl Shards {
+    /// How many inner chunks of shard `shard` hold elements of an array of
+    /// `shape` (all of them, except in the partial shards at its edges).
+    pub fn live_inner(&self, shard: &[u64], shape: &[usize]) -> usize {
+        let l = &self.layout;
+        shard
+            .iter()
+            .zip(shape)
+            .enumerate()
+            .map(|(d, (&s, &n))| {
+                let first = s as usize * l.shard[d];
+                n.saturating_sub(first).div_ceil(l.inner[d]).min(l.per_shard[d])
+            })
+            .product()
+    }
+
+    /// Store shard `shard` with these encoded inner chunks (position, bytes).
+    /// Unless `complete`, the inner chunks already stored and not given are
+    /// kept (read, merged, rewritten). A shard left with no chunk is deleted.
+    fn write(
+        &self,
+        spec: &ChunkSpec,
+        store: &dyn Store,
+        shard: &[u64],
+        chunks: Vec<(usize, Vec<u8>)>,
+        complete: bool,
+    ) -> NcResult<()> {
+        let key = spec.key(shard)?;
+        let l = &self.layout;
+        let mut slots: Vec<Option<Vec<u8>>> = Vec::new();
+        slots.try_reserve_exact(l.count).map_err(|_| NcError::NoMem)?;
+        slots.resize(l.count, None);
+        if !complete && let Some(ix) = self.index(spec, store, shard)? {
+            let (_, limit, _) = spec.stored_limits()?;
+            let max = (limit as u64)
+                .saturating_mul(l.count as u64)
+                .saturating_add(l.index_len());
+            let old = store.get(&key, max)?.ok_or_else(|| {
+                crate::nclog!(Level::Error, "shard {} vanished while rewritten", key.as_str());
+                NcError::NcZarr
+            })?;
+            for (pos, slot) in slots.iter_mut().enumerate() {
+                if let Some((off, len)) = ix.get(pos) {
+                    let r = off as usize..(off + len) as usize;
+                    *slot = Some(old.get(r).ok_or(NcError::NcZarr)?.to_vec());
+                }
+            }
+        }
+        for (pos, b) in chunks {
+            *slots.get_mut(pos).ok_or(NcError::Internal)? = Some(b);
+        }
+        // (The index is forgotten first: a failed write must not leave a stale one.)
+        self.indexes.remove(shard);
+        match l.encode_shard(&slots)? {
+            None => store.delete(&key),
+            Some(bytes) => {
+                store.put(&key, &bytes)?;
+                let at = l.index_offset(bytes.len() as u64).ok_or(NcError::Internal)? as usize;
+                let ix = l.decode_index(&bytes[at..at + l.index_len() as usize], bytes.len() as u64)?;
+                self.indexes.insert(shard.to_vec(), Some(Arc::new(ix)));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Store inner chunks (evicted from the cache, or flushed): encoded on the
+/// pool, then each shard read, merged and rewritten once. One result per
+/// chunk (its shard's).
+pub(super) fn store_chunks(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    chunks: &[(&Vec<u64>, &ChunkData)],
+) -> Vec<NcResult<()>> {
+    let Some(sh) = &spec.shards else {
+        return chunks.iter().map(|_| Err(NcError::Internal)).collect();
+    };
+    let encoded: Vec<NcResult<Vec<u8>>> = pool::run_jobs(chunks.to_vec(), |(_, d)| spec.encode(d));
+    // Shard -> (chunk numbers, (position, bytes)).
+    let mut by_shard: HashMap<Vec<u64>, (Vec<usize>, Parts)> = HashMap::new();
+    let mut out: Vec<NcResult<()>> = chunks.iter().map(|_| Ok(())).collect();
+    for (i, ((idx, _), e)) in chunks.iter().zip(encoded).enumerate() {
+        let (shard, pos) = sh.layout.locate(idx);
+        match e {
+            Ok(b) => {
+                let entry = by_shard.entry(shard).or_default();
+                entry.0.push(i);
+                entry.1.push((pos, b));
+            }
+            Err(e) => out[i] = Err(e),
+        }
+    }
+    let shards: Vec<_> = by_shard.into_iter().collect();
+    let results = pool::run_jobs(shards, |(shard, (who, parts))| {
+        let complete = parts.len() == sh.layout.count;
+        (who, sh.write(spec, store, &shard, parts, complete))
+    });
+    for (who, r) in results {
+        for i in who {
+            out[i] = r;
+        }
+    }
+    out
+}
+
+/// The part of a write that covers whole shards: those shards are built
+/// from the caller's values (their inner chunks encoded on the pool) and
+/// stored at once, without reading them. Returns whether some value was out
+/// of range for the file type, and the chunks of the other shards (for the
+/// cache).
+pub(super) fn put_whole_shards<'w>(
+    spec: &ChunkSpec,
+    store: &dyn Store,
+    sel: &Selection,
+    src: &MemIn<'_>,
+    shape: &[usize],
+    whole: Vec<&'w WriteWork>,
+) -> NcResult<(bool, Vec<&'w WriteWork>)> {
+    let Some(sh) = &spec.shards else {
+        return Ok((false, whole));
+    };
+    let mut by_shard: HashMap<Vec<u64>, Vec<&WriteWork>> = HashMap::new();
+    for w in whole {
+        by_shard.entry(sh.layout.locate(&w.0).0).or_default().push(w);
+    }
+    let mut rest = Vec::new();
+    let mut range = false;
+    let mut shards: Vec<(Vec<u64>, Vec<&WriteWork>)> = by_shard.into_iter().collect();
+    shards.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (shard, items) in shards {
+        if items.len() != sh.live_inner(&shard, shape) {
+            rest.extend(items);
+            continue;
+        }
+        let built: Vec<NcResult<(Parts, bool)>> = pool::run_jobs(items, |(idx, segs)| {
+            let (data, r) = build_chunk(spec, sel, src, shape, idx, segs)?;
+            Ok((vec![(sh.layout.locate(idx).1, spec.encode_owned(data)?)], r))
+        });
+        let mut parts = Vec::with_capacity(built.len());
+        for b in built {
+            let (part, r) = b?;
+            range |= r;
+            parts.extend(part);
+        }
+        sh.write(spec, store, &shard, parts, true)?;
+    }
+    Ok((range, rest))
+}
+
+/// One inner chunk that a write covers, built from the caller's values
+/// (fill where it sticks out of the array); whether a value was out of
+/// range for the file type.
+fn build_chunk(
+    spec: &ChunkSpec,
+    sel: &Selection,
+    src: &MemIn<'_>,
+    shape: &[usize],
+    idx: &[u64],
+    segs: &[Seg],
+) -> NcResult<(ChunkData, bool)> {
+    let in_bounds = idx
+        .iter()
+        .zip(&spec.chunk)
+        .zip(shape)
+        .all(|((&i, &c), &n)| (i as usize + 1) * c <= n);
+    let mut data = if in_bounds {
+        spec.blank_chunk()?
+    } else {
+        spec.fill_chunk()?
+    };
+    match copy_chunk_in(sel, segs, src, spec.ty, &mut data) {
+        Ok(r) => Ok((data, r)),
+        Err(e) => {
+            recycle(data);
+            Err(e)
+        }
     }
 }
 

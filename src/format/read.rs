@@ -271,6 +271,8 @@ pub struct OpenOptions {
     pub writable: bool,
     /// The Zarr format the URL asked for (mode `v2` or `v3`), if any.
     pub zarr_format: Option<u8>,
+    /// The shard size new v3 variables get (`shards=`), if any.
+    pub shard_target: Option<u64>,
 }
 
 /// Read a dataset's metadata.
@@ -365,6 +367,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
             xarray: opts.xarray,
             consolidated: meta.consolidated.is_some() || opts.consolidated,
             v3: false,
+            shard_target: None,
         },
         ncproperties,
         superblock_version,

@@ -194,6 +194,9 @@ pub struct Flavor {
     pub consolidated: bool,
     /// Zarr v3 (`zarr.json` per node) rather than v2.
     pub v3: bool,
+    /// v3: new variables get shards of about this many bytes (mode key
+    /// `shards=`), unless they have their own.
+    pub shard_target: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -368,6 +371,16 @@ impl Var {
 
     pub fn is_scalar(&self) -> bool {
         self.dimids.is_empty()
+    }
+
+    /// After the chunk shape changed: shards rounded up to whole chunks
+    /// (dropped when that is not possible).
+    fn refit_shards(&mut self) {
+        if let Some(l) = &self.shards
+            && l.inner != self.chunks
+        {
+            self.shards = l.with_inner(&self.chunks);
+        }
     }
 
     pub fn att(&self, name: &str) -> Option<&Att> {
@@ -743,6 +756,7 @@ impl Dataset {
                     return Err(NcError::BadChunk);
                 }
                 v.chunks = chunks;
+                v.refit_shards();
             }
             1 | 2 => {
                 // NC_CONTIGUOUS / NC_COMPACT: one chunk spanning the variable.
@@ -750,6 +764,7 @@ impl Dataset {
                     return Err(NcError::Inval);
                 }
                 v.chunks = shape.iter().map(|&n| n.max(1)).collect();
+                v.refit_shards();
             }
             _ => return Err(NcError::Inval),
         }

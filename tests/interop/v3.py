@@ -19,6 +19,8 @@ Check families:
   ours->zarr3/MODE, ours->xarray/MODE, ours->tensorstore/MODE
                            ncwrite (ours) as v3, read back by each
   nccopy/v2->v3->v2        Debian's nccopy on our library, both ways
+  nccopy/v2->sharded-v3->v2  the same with shards= (zarr-python 3 and
+                           tensorstore read the sharded copy)
 """
 import argparse
 import json
@@ -341,6 +343,38 @@ def nccopy_round_trip():
     same_values(flat(g["temp"][...]), values_of(a["/temp"]), "zarr-python reads the v3 copy")
 
 
+def nccopy_sharded():
+    """nccopy v2 -> v3 with the shards= mode key: sharded arrays that
+    zarr-python 3 and tensorstore read with our values; and back to v2."""
+    nccopy = "/usr/bin/nccopy"
+    if not os.path.exists(nccopy):
+        raise Skip("no /usr/bin/nccopy (netcdf-bin)")
+    v2 = write_ours("nczarr,file")
+    v3 = os.path.join(OPT.work, "sharded_v3.zarr")
+    back = os.path.join(OPT.work, "sharded_back.zarr")
+    for p in (v3, back):
+        shutil.rmtree(p, ignore_errors=True)
+    run([nccopy, url(v2, "nczarr,file"), url(v3, "nczarr,v3,file") + "&shards=200"], "nccopy v2 -> sharded v3")
+    meta = json.load(open(os.path.join(v3, "temp", "zarr.json")))
+    if meta["codecs"][0]["name"] != "sharding_indexed":
+        raise AssertionError("temp is not sharded: " + json.dumps(meta["codecs"]))
+    mine = ncvals(url(v2, "nczarr,file"))
+    import zarr
+    g = zarr.open_group(v3, mode="r", zarr_format=3)
+    for path, v in mine.items():
+        same_values(flat(g[path.lstrip("/")][...]), values_of(v), "zarr-python " + path)
+    if have("tensorstore"):
+        import tensorstore as ts
+        for path, v in mine.items():
+            if v["type"] != "string":
+                arr = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": v3 + path}}).result()
+                same_values(flat(arr.read().result()), values_of(v), "tensorstore " + path)
+    run([nccopy, url(v3, "nczarr,file"), url(back, "nczarr,v2,file")], "nccopy sharded v3 -> v2")
+    again = ncvals(url(back, "nczarr,file"))
+    for path, v in mine.items():
+        same_values(values_of(again[path]), values_of(v), "back in v2 " + path)
+
+
 def main():
     global OPT
     ap = argparse.ArgumentParser()
@@ -366,6 +400,7 @@ def main():
         check(f"ours->xarray/{mode}", ours_to_xarray, mode)
         check(f"ours->tensorstore/{mode}", ours_to_tensorstore, mode)
     check("nccopy/v2->v3->v2", nccopy_round_trip)
+    check("nccopy/v2->sharded-v3->v2", nccopy_sharded)
     print(f"interop-v3: {RESULTS['pass']} passed, {RESULTS['fail']} failed, {RESULTS['skip']} skipped")
     return 1 if RESULTS["fail"] else 0
 

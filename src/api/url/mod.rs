@@ -80,6 +80,10 @@ pub struct Location {
     /// The Zarr format asked for: mode `v2` or `v3` (the last one wins), as
     /// netcdf-c's draft v3 support names them; None when neither is given.
     pub zarr_format: Option<u8>,
+    /// Shards of about this many bytes for new v3 variables: fragment key
+    /// `shards=auto` (64 MiB) or `shards=<bytes>` (`k`, `m`, `g` suffixes
+    /// allowed, powers of 1024); None without the key or with `shards=none`.
+    pub shard_target: Option<u64>,
 }
 
 impl Location {
@@ -373,6 +377,16 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
     let xarray_dims = !modes.iter().any(|m| m == "noxarray");
     let consolidated = env_consolidated || modes.iter().any(|m| m == "consolidated");
     let zarr_format = zarr_format(&modes);
+    let shard_target = match fragment.iter().find(|(k, _)| k == "shards") {
+        None => None,
+        Some((_, v)) => shard_target(v).ok_or_else(|| {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "{original}: bad shards={v:?} (auto, none or a size in bytes)"
+            );
+            NcError::Url
+        })?,
+    };
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -384,7 +398,33 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         xarray_dims,
         consolidated,
         zarr_format,
+        shard_target,
     }))
+}
+
+/// The shard size of 64 MiB that `shards=auto` asks for (a few dozen chunks
+/// of the usual few MiB, as zarrs and tensorstore datasets have).
+pub const AUTO_SHARD_BYTES: u64 = 64 << 20;
+
+/// The value of `shards=`: Some(None) for `none`/`0`, Some(Some(bytes)) for
+/// `auto` or a size; None when it is neither.
+fn shard_target(v: &str) -> Option<Option<u64>> {
+    let v = v.trim().to_ascii_lowercase();
+    match v.as_str() {
+        "auto" | "" => return Some(Some(AUTO_SHARD_BYTES)),
+        "none" | "no" | "0" => return Some(None),
+        _ => {}
+    }
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let n: u64 = v[..digits].parse().ok()?;
+    let unit: u64 = match &v[digits..] {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return None,
+    };
+    Some(n.checked_mul(unit).filter(|&b| b > 0))
 }
 
 /// The Zarr format a mode list asks for: the last of `v2` and `v3`.
@@ -470,6 +510,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         xarray_dims: true,
         consolidated: env_consolidated,
         zarr_format: None,
+        shard_target: None,
     }))
 }
 
@@ -612,6 +653,29 @@ mod tests {
 
     fn modes(path: &str) -> Vec<String> {
         zarr(path).mode
+    }
+
+    #[test]
+    fn zarr_format_and_shard_keys() {
+        assert_eq!(zarr("file:///x.zarr#mode=nczarr,file").zarr_format, None);
+        assert_eq!(zarr("file:///x.zarr#mode=nczarr,v3,file").zarr_format, Some(3));
+        assert_eq!(zarr("file:///x.zarr#mode=zarr,v3,v2,file").zarr_format, Some(2));
+        assert_eq!(zarr("file:///x.zarr#mode=v3,nczarr,file").zarr_format, Some(3));
+        let t = |f: &str| zarr(&format!("file:///x.zarr#mode=nczarr,v3,file&{f}")).shard_target;
+        assert_eq!(t("shards=auto"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(t("shards"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(t("shards=16m"), Some(16 << 20));
+        assert_eq!(t("SHARDS=2GiB"), Some(2 << 30));
+        assert_eq!(t("shards=4096"), Some(4096));
+        assert_eq!(t("shards=none"), None);
+        assert_eq!(t("other=1"), None);
+        for bad in ["shards=lots", "shards=12q", "shards=99999999999999999999g", "shards=-5"] {
+            assert_eq!(
+                classify_with(&format!("file:///x.zarr#mode=nczarr,v3,file&{bad}"), true, false),
+                Err(NcError::Url),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -239,6 +239,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -
             xarray: opts.xarray,
             consolidated: source.consolidated.is_some() || opts.consolidated,
             v3: true,
+            shard_target: opts.shard_target,
         },
         ncproperties,
         superblock_version: if nczarr { 3 } else { 0 },

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::codecs::{PipelineOut, pipeline_out, sharding_out};
 use super::dtype::{self, Kind, V3Type};
 use super::{ZARR_JSON, fill};
+use crate::codec::sharding::{ShardLayout, auto_shape};
 use crate::error::NcResult;
 use crate::format::json::{Out, att_to_out};
 use crate::format::write::{Batch, ncproperties};
@@ -291,9 +292,35 @@ fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
     Ok((Key::new(key)?, v.to_json().into_bytes()))
 }
 
+/// Mode key `shards=`: variables about to be stored for the first time,
+/// without shards of their own, get shards of about `target` bytes (see
+/// `sharding::auto_shape`; not scalars nor strings).
+fn auto_shards(ds: &mut Dataset, target: u64) {
+    for g in 0..ds.groups.len() {
+        for vi in 0..ds.groups[g].vars.len() {
+            let v = &ds.groups[g].vars[vi];
+            if v.created || v.shards.is_some() || v.is_scalar() || v.ty == NcType::String {
+                continue;
+            }
+            let shape = ds.var_shape(v);
+            let unlimited: Vec<bool> = v.dimids.iter().map(|&d| ds.dims[d].unlimited).collect();
+            let Some(s) = auto_shape(&shape, &unlimited, &v.chunks, v.stored_elem_size(), target) else {
+                continue;
+            };
+            let layout = ShardLayout::standard(s, v.chunks.clone());
+            let v = &mut ds.groups[g].vars[vi];
+            v.shards = layout;
+            v.meta_dirty = true;
+        }
+    }
+}
+
 /// Write all changed metadata: arrays, then groups from the deepest level up
 /// (a consolidated root last, so it never lists what is not there yet).
 pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> NcResult<()>) -> NcResult<()> {
+    if let Some(target) = ds.flavor.shard_target {
+        auto_shards(ds, target);
+    }
     let store = ds.store.clone();
     let mut arrays = Batch::new();
     let mut written = Vec::new();
