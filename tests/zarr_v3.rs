@@ -1346,3 +1346,97 @@ fn the_shards_mode_key_shards_new_variables() {
         json!("sharding_indexed")
     );
 }
+
+#[test]
+fn netcdf_c_draft_conventions_read() {
+    // NCZarr on v3 as netcdf-c's draft writes it: dimensions in
+    // _nczarr_group, dimension_references, NC_STRING as raw bits with the
+    // `string` alias, NC_CHAR as uint8 with the `char` alias, attribute types.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("draft.zarr");
+    let w = |k: &str, v: Value| {
+        let p = d.join(k);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, v.to_string()).unwrap();
+    };
+    let array = |shape: Value, dt: &str, fill: Value, info: Value, attrs: Value| {
+        let mut a = json!({
+            "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": dt,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3]}},
+            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+            "fill_value": fill, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "attributes": attrs, "dimension_names": ["wrong"]
+        });
+        a["attributes"]["_nczarr_array"] = info;
+        a
+    };
+    w(
+        "zarr.json",
+        json!({"zarr_format": 3, "node_type": "group", "attributes": {
+            "_nczarr_superblock": {"version": "3.0.0"},
+            "_nczarr_group": {"dimensions": [{"name": "n", "size": 3, "unlimited": 0}], "arrays": ["s", "c", "i"], "subgroups": []},
+            "count": 5,
+            "_nczarr_attrs": {"attribute_types": [{"name": "count", "configuration": {"type": "int16"}}]}
+        }}),
+    );
+    w(
+        "s/zarr.json",
+        array(
+            json!([3]),
+            "r32",
+            json!(""),
+            json!({"dimension_references": ["/n"], "nczarr_type": "string"}),
+            json!({}),
+        ),
+    );
+    fs::create_dir_all(d.join("s/c")).unwrap();
+    fs::write(d.join("s/c/0"), b"ab\0\0cdef\0\0\0\0").unwrap();
+    w(
+        "c/zarr.json",
+        array(
+            json!([3]),
+            "uint8",
+            json!(0),
+            json!({"dimension_references": ["/n"], "nczarr_type": "char"}),
+            json!({}),
+        ),
+    );
+    fs::create_dir_all(d.join("c/c")).unwrap();
+    fs::write(d.join("c/c/0"), b"xyz").unwrap();
+    w(
+        "i/zarr.json",
+        array(
+            json!([3]),
+            "int32",
+            json!(-1),
+            json!({"dimension_references": ["/n"]}),
+            json!({"big": 7, "_nczarr_attrs": {"attribute_types": [{"name": "big", "configuration": {"type": "int64"}}]}}),
+        ),
+    );
+    let e = tmp.path().join("e.json");
+    fs::write(
+        &e,
+        json!({
+            "vars": {
+                "/s": {"type": 12, "dims": [["n", 3]], "values": ["ab", "cdef", ""]},
+                "/c": {"type": 2, "dims": [["n", 3]], "values": [120, 121, 122]},
+                "/i": {"type": 4, "dims": [["n", 3]], "values": [-1, -1, -1]},
+            },
+            "hidden": [],
+            "atts": {"/": {"count": 5}, "/i": {"big": 7}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    check_dataset(d.to_str().unwrap(), &e);
+    // The attribute types of _nczarr_attrs are kept.
+    let ncid = open(d.to_str().unwrap());
+    let mut ty = 0;
+    unsafe {
+        check(nc_inq_atttype(ncid, -1, c"count".as_ptr(), &mut ty));
+        assert_eq!(ty, 3, "NC_SHORT");
+        check(nc_inq_atttype(ncid, varid(ncid, "i"), c"big".as_ptr(), &mut ty));
+        assert_eq!(ty, 10, "NC_INT64");
+    }
+    check(nc_close(ncid));
+}

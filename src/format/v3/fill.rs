@@ -43,9 +43,12 @@ pub fn parse(v: &Value, t: &V3Type) -> NcResult<Vec<u8>> {
         (Kind::Float, Value::Number(_) | Value::String(_)) => scalar_to_bytes(v, t.ty, &mut out)?,
         (Kind::Float, _) => return Err(bad()),
         (Kind::Utf8 | Kind::Utf32, Value::String(s)) => out.extend_from_slice(s.as_bytes()),
-        (Kind::NullTerminated | Kind::VlenBytes | Kind::Raw, Value::String(s)) => {
+        (Kind::NullTerminated | Kind::VlenBytes, Value::String(s)) => {
             out = base64_decode(s).ok_or_else(bad)?;
         }
+        // Raw bytes: zarr-python's base64, else (netcdf-c's draft strings
+        // as raw bits) the text itself.
+        (Kind::Raw, Value::String(s)) => out = base64_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
         (Kind::Raw, Value::Array(a)) => {
             for x in a {
                 out.push(x.as_u64().and_then(|u| u8::try_from(u).ok()).ok_or_else(bad)?);
