@@ -1,7 +1,8 @@
 //! Compiles the C-variadic entry points (src/ffi/c/varargs.c), which stable
 //! Rust cannot define, and exports them from the cdylib; and, when Intel's
 //! ISA-L is installed (Debian: libisal-dev), the igzip shim that deflate
-//! level 1 encodes with (src/sys/c/isal.c).
+//! level 1 encodes with (src/sys/c/isal.c); and, when libaec is installed
+//! (Debian: libaec-dev), the szip codec's link to libsz.
 
 fn main() {
     let c_dir = "src/ffi/c";
@@ -23,6 +24,55 @@ fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.22");
     provide_library_names();
     build_isal();
+    build_szip();
+}
+
+/// When libaec's szip API is installed (Debian: libaec-dev), compile the
+/// probe src/sys/c/szip_probe.c, link libsz and set `cfg(nczarr_szip)`:
+/// the szip codec (HDF5 filter 4) is then built in. Without it (or with
+/// `NCZARR_SZIP=0`) szip is available only from a plugin; the build says so.
+fn build_szip() {
+    println!("cargo::rustc-check-cfg=cfg(nczarr_szip)");
+    println!("cargo:rerun-if-changed=src/sys/c/szip_probe.c");
+    println!("cargo:rerun-if-env-changed=NCZARR_SZIP");
+    probe_depends_on("/usr/include/szlib.h");
+    if std::env::var("NCZARR_SZIP").is_ok_and(|v| v == "0") {
+        return;
+    }
+    let built = cc::Build::new()
+        .file("src/sys/c/szip_probe.c")
+        .warnings(true)
+        .extra_warnings(true)
+        .cargo_warnings(false)
+        .try_compile("nczarr_szip_probe");
+    match built {
+        Ok(()) => {
+            println!("cargo:rustc-link-lib=dylib=sz");
+            println!("cargo:rustc-cfg=nczarr_szip");
+        }
+        Err(_) => println!(
+            "cargo:warning=libaec's szlib.h not found (Debian: apt-get install libaec-dev): \
+             szip (HDF5 filter 4) will not be built in"
+        ),
+    }
+}
+
+/// Declare what a probe for an installed C library looks at, so that cargo
+/// runs this script again when it changes: the header when it is there (a
+/// changed library rebuilds); otherwise the package database (or the
+/// include folder), so that installing the -dev package after a first build
+/// is noticed; and the compiler's variables.
+fn probe_depends_on(header: &str) {
+    for var in ["CC", "CFLAGS", "CPATH", "C_INCLUDE_PATH", "NCZ_CC"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    if std::path::Path::new(header).exists() {
+        println!("cargo:rerun-if-changed={header}");
+    } else if std::path::Path::new("/var/lib/dpkg/status").exists() {
+        println!("cargo:rerun-if-changed=/var/lib/dpkg/status");
+    } else if std::path::Path::new("/usr/include").is_dir() {
+        println!("cargo:rerun-if-changed=/usr/include");
+    }
 }
 
 /// Compile src/sys/c/isal.c against the installed ISA-L headers and link
@@ -33,21 +83,7 @@ fn build_isal() {
     println!("cargo::rustc-check-cfg=cfg(nczarr_isal)");
     println!("cargo:rerun-if-changed=src/sys/c/isal.c");
     println!("cargo:rerun-if-env-changed=NCZARR_ISAL");
-    // What the probe below looks at: the header when it is there, so that a
-    // changed ISA-L rebuilds; otherwise the package database (or the include
-    // folder), so that installing libisal-dev after a first build is noticed
-    // and the build script runs again.
-    for var in ["CC", "CFLAGS", "CPATH", "C_INCLUDE_PATH", "NCZ_CC"] {
-        println!("cargo:rerun-if-env-changed={var}");
-    }
-    let header = std::path::Path::new("/usr/include/isa-l/igzip_lib.h");
-    if header.exists() {
-        println!("cargo:rerun-if-changed={}", header.display());
-    } else if std::path::Path::new("/var/lib/dpkg/status").exists() {
-        println!("cargo:rerun-if-changed=/var/lib/dpkg/status");
-    } else if std::path::Path::new("/usr/include").is_dir() {
-        println!("cargo:rerun-if-changed=/usr/include");
-    }
+    probe_depends_on("/usr/include/isa-l/igzip_lib.h");
     if std::env::var("NCZARR_ISAL").is_ok_and(|v| v == "0") {
         return;
     }

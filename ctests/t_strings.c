@@ -31,9 +31,11 @@ static void test_string_roundtrip(void)
     EXPECT_EQ(t, NC_STRING);
     CHECK(nc_get_var_string(ncid, v, r));
     EXPECT_STR(r[0], "alpha");
-    /* an empty string is stored as all-zero bytes, which read back as a
-     * NULL pointer */
-    EXPECT_TRUE(r[1] == NULL);
+    /* an empty string is stored as all-zero bytes and reads back as "";
+     * netcdf-c 4.10.1 returns a NULL pointer (strlen on it crashes) */
+    KNOWN_WRONG_BEGIN("a stored empty string reads back as a NULL pointer");
+    EXPECT_STR(r[1], "");
+    KNOWN_WRONG_END();
     EXPECT_STR(r[2], "gr\xc3\xbc\xc3\x9f");
     EXPECT_STR(r[3], "with space and \"quotes\"");
     EXPECT_STR(r[4], "z");
@@ -96,15 +98,21 @@ static void test_null_and_unwritten(void)
     CHECK(nc_open(url, NC_NOWRITE, &ncid));
     CHECK(nc_get_var_string(ncid, v, r));
     EXPECT_STR(r[0], "a");
-    EXPECT_TRUE(r[1] == NULL);
     EXPECT_STR(r[2], "c");
-    /* unwritten elements with the default fill "" read back as NULL */
-    EXPECT_TRUE(r[3] == NULL);
-    EXPECT_TRUE(r[5] == NULL);
+    /* a NULL written and unwritten elements with the default fill "" read
+     * back as the fill "", never as NULL pointers */
+    KNOWN_WRONG_BEGIN("empty and unwritten string elements read back as NULL pointers");
+    EXPECT_STR(r[1], "");
+    EXPECT_STR(r[3], "");
+    EXPECT_STR(r[5], "");
+    KNOWN_WRONG_END();
     CHECK(nc_free_string(6, r));
     CHECK(nc_get_var_string(ncid, f, r));
     EXPECT_STR(r[0], "a");
-    EXPECT_TRUE(r[1] == NULL);
+    /* the NULL was written as "" (not the fill "-") */
+    KNOWN_WRONG_BEGIN("a NULL string written reads back as a NULL pointer");
+    EXPECT_STR(r[1], "");
+    KNOWN_WRONG_END();
     /* unwritten elements read back as the custom fill */
     EXPECT_STR(r[3], "-");
     EXPECT_STR(r[5], "-");

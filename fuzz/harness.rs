@@ -64,7 +64,10 @@ fn check(st: c_int, what: &str) -> c_int {
 fn name_fits(f: impl FnOnce(*mut c_char) -> c_int, what: &str) {
     let mut buf = vec![0x55u8 as c_char; NC_MAX_NAME + 1 + 64];
     let st = check(f(buf.as_mut_ptr()), what);
-    assert!(buf[NC_MAX_NAME + 1..].iter().all(|&b| b == 0x55u8 as c_char), "{what}: wrote past NC_MAX_NAME + 1");
+    assert!(
+        buf[NC_MAX_NAME + 1..].iter().all(|&b| b == 0x55u8 as c_char),
+        "{what}: wrote past NC_MAX_NAME + 1"
+    );
     if st == 0 {
         assert!(buf[..=NC_MAX_NAME].contains(&0), "{what}: name not terminated");
     }
@@ -76,7 +79,11 @@ fn walk(ncid: c_int, depth: usize) {
         return;
     }
     let (mut ndims, mut nvars, mut natts, mut unlim) = (0, 0, 0, 0);
-    if check(unsafe { nc_inq(ncid, &mut ndims, &mut nvars, &mut natts, &mut unlim) }, "nc_inq") != 0 {
+    if check(
+        unsafe { nc_inq(ncid, &mut ndims, &mut nvars, &mut natts, &mut unlim) },
+        "nc_inq",
+    ) != 0
+    {
         return;
     }
     name_fits(|p| unsafe { nc_inq_grpname(ncid, p) }, "nc_inq_grpname");
@@ -85,7 +92,10 @@ fn walk(ncid: c_int, depth: usize) {
     }
     let mut dimids = vec![0; ndims.clamp(0, 1024) as usize];
     let mut nd = 0;
-    check(unsafe { nc_inq_dimids(ncid, &mut nd, dimids.as_mut_ptr(), 0) }, "nc_inq_dimids");
+    check(
+        unsafe { nc_inq_dimids(ncid, &mut nd, dimids.as_mut_ptr(), 0) },
+        "nc_inq_dimids",
+    );
     for &d in dimids.iter().take(nd.clamp(0, 1024) as usize) {
         let mut len = 0usize;
         name_fits(|p| unsafe { nc_inq_dim(ncid, d, p, &mut len) }, "nc_inq_dim");
@@ -94,9 +104,19 @@ fn walk(ncid: c_int, depth: usize) {
         read_var(ncid, v);
     }
     let mut ngrps = 0;
-    if check(unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) }, "nc_inq_grps") == 0 && ngrps > 0 {
+    if check(
+        unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) },
+        "nc_inq_grps",
+    ) == 0
+        && ngrps > 0
+    {
         let mut grps = vec![0; ngrps.min(1024) as usize];
-        if ngrps as usize == grps.len() && check(unsafe { nc_inq_grps(ncid, &mut ngrps, grps.as_mut_ptr()) }, "nc_inq_grps") == 0 {
+        if ngrps as usize == grps.len()
+            && check(
+                unsafe { nc_inq_grps(ncid, &mut ngrps, grps.as_mut_ptr()) },
+                "nc_inq_grps",
+            ) == 0
+        {
             for g in grps {
                 walk(g, depth + 1);
             }
@@ -118,12 +138,18 @@ fn read_var(ncid: c_int, varid: c_int) {
             continue;
         }
         let (mut aty, mut alen) = (0, 0usize);
-        if check(unsafe { nc_inq_att(ncid, varid, name.as_ptr(), &mut aty, &mut alen) }, "nc_inq_att") == 0
+        if check(
+            unsafe { nc_inq_att(ncid, varid, name.as_ptr(), &mut aty, &mut alen) },
+            "nc_inq_att",
+        ) == 0
             && alen <= 1 << 16
             && aty != 12
         {
             let mut buf = vec![0u8; alen * 8 + 8];
-            check(unsafe { nc_get_att(ncid, varid, name.as_ptr(), buf.as_mut_ptr().cast()) }, "nc_get_att");
+            check(
+                unsafe { nc_get_att(ncid, varid, name.as_ptr(), buf.as_mut_ptr().cast()) },
+                "nc_get_att",
+            );
         }
     }
     let mut shape = Vec::new();
@@ -139,7 +165,10 @@ fn read_var(ncid: c_int, varid: c_int) {
     match total {
         Some(n) if n <= READ_LIMIT / 8 && ty != 12 => {
             let mut buf = vec![0f64; n.max(1)];
-            check(unsafe { nc_get_var_double(ncid, varid, buf.as_mut_ptr()) }, "nc_get_var_double");
+            check(
+                unsafe { nc_get_var_double(ncid, varid, buf.as_mut_ptr()) },
+                "nc_get_var_double",
+            );
         }
         Some(n) if n > 0 => {
             // The first element and the last, as strings for NC_STRING.
@@ -147,12 +176,19 @@ fn read_var(ncid: c_int, varid: c_int) {
             for idx in [&start, &last] {
                 if ty == 12 {
                     let mut s: *mut c_char = std::ptr::null_mut();
-                    if check(unsafe { nc_get_var1_string(ncid, varid, idx.as_ptr(), &mut s) }, "nc_get_var1_string") == 0 {
+                    if check(
+                        unsafe { nc_get_var1_string(ncid, varid, idx.as_ptr(), &mut s) },
+                        "nc_get_var1_string",
+                    ) == 0
+                    {
                         unsafe { nc_free_string(1, &mut s) };
                     }
                 } else {
                     let mut x = 0f64;
-                    check(unsafe { nc_get_var1_double(ncid, varid, idx.as_ptr(), &mut x) }, "nc_get_var1_double");
+                    check(
+                        unsafe { nc_get_var1_double(ncid, varid, idx.as_ptr(), &mut x) },
+                        "nc_get_var1_double",
+                    );
                 }
             }
         }
@@ -232,7 +268,8 @@ pub fn metadata(data: &[u8]) {
     setup();
     let root = scratch("tree");
     write_tree(&root, data);
-    let mode = ["nczarr,file", "zarr,file", "xarray,file", "zarr,consolidated,file"][data.last().map_or(0, |&b| b as usize >> 6)];
+    let mode = ["nczarr,file", "zarr,file", "xarray,file", "zarr,consolidated,file"]
+        [data.last().map_or(0, |&b| b as usize >> 6)];
     open_and_walk(&format!("file://{}#mode={mode}", root.display()));
     open_and_walk(&root.display().to_string());
     let _ = std::fs::remove_dir_all(&root);
@@ -281,6 +318,7 @@ pub fn codec(data: &[u8]) {
         type_size: size,
         chunk_shape: vec![(4096 / size) as u64],
         little_endian: true,
+        last_dim_len: None,
     };
     if let Ok(chain) = netcdf::codec::resolve("fuzz", &[conf], &ctx) {
         let _ = chain.decode(data[2..].to_vec(), 4096, 1 << 16);
@@ -306,14 +344,23 @@ pub fn api(data: &[u8]) {
     let root = scratch("api");
     let u = CString::new(format!("file://{}#mode=nczarr,file", root.display())).expect("no NUL");
     let mut ncid = -1;
-    if check(unsafe { nc_create(u.as_ptr(), NC_CLOBBER | NC_NETCDF4, &mut ncid) }, "nc_create") != 0 {
+    if check(
+        unsafe { nc_create(u.as_ptr(), NC_CLOBBER | NC_NETCDF4, &mut ncid) },
+        "nc_create",
+    ) != 0
+    {
         return;
     }
     let mut open = true;
     let names = [c"a", c"b", c"time", c"x y", c"_FillValue", c"g"];
     let types = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
     for op in data.chunks(4).take(64) {
-        let [k, a, b, c] = [op[0], *op.get(1).unwrap_or(&0), *op.get(2).unwrap_or(&0), *op.get(3).unwrap_or(&0)];
+        let [k, a, b, c] = [
+            op[0],
+            *op.get(1).unwrap_or(&0),
+            *op.get(2).unwrap_or(&0),
+            *op.get(3).unwrap_or(&0),
+        ];
         let name = names[a as usize % names.len()].as_ptr();
         if !open {
             let mut id = -1;
@@ -331,7 +378,16 @@ pub fn api(data: &[u8]) {
             1 => {
                 let mut id = 0;
                 let dims = [0, 1, 2];
-                unsafe { nc_def_var(ncid, name, types[b as usize % types.len()], (c % 4) as c_int, dims.as_ptr(), &mut id) }
+                unsafe {
+                    nc_def_var(
+                        ncid,
+                        name,
+                        types[b as usize % types.len()],
+                        (c % 4) as c_int,
+                        dims.as_ptr(),
+                        &mut id,
+                    )
+                }
             }
             2 => nc_enddef(ncid),
             3 => nc_redef(ncid),
@@ -369,5 +425,14 @@ pub fn api(data: &[u8]) {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A target's body.
+pub type Body = fn(&[u8]);
+
 /// The targets by name (the corpus folders are named after them).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[("metadata", metadata), ("zip", zip), ("codec", codec), ("url", url), ("api", api)];
+pub const TARGETS: &[(&str, Body)] = &[
+    ("metadata", metadata),
+    ("zip", zip),
+    ("codec", codec),
+    ("url", url),
+    ("api", api),
+];

@@ -31,8 +31,9 @@ esac
 # What the library build and the demo need. libisal-dev: Intel's ISA-L,
 # which deflate level 1 encodes with (build.rs uses it when installed);
 # clang-16: the compiler of the bundled C codecs (scripts/cc; zstd encodes
-# faster); netcdf-bin: Debian's ncdump, which the demo runs on this library.
-BUILD_PACKAGES=(gcc make pkg-config libisal-dev clang-16 netcdf-bin)
+# faster); libaec-dev: libaec, the szip codec (build.rs uses it when
+# installed); netcdf-bin: Debian's ncdump, which the demo runs on this library.
+BUILD_PACKAGES=(gcc make pkg-config libisal-dev libaec-dev clang-16 netcdf-bin)
 # What the tests need beyond that: Debian's ncgen/nccopy and the reference
 # netcdf-c 4.9.0 (netcdf-bin, libnetcdf19, libnetcdf-dev's headers), CMake
 # and g++ (CTest, header checks), valgrind, gfortran and netcdf-fortran,

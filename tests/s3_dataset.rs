@@ -4,7 +4,8 @@
 //! (What a directory holds is checked against netcdf-c, netCDF4-python and
 //! zarr-python by the interop tests.)
 //!
-//! Skipped when the NCZ_S3_* variables of scripts/s3-server.sh are not set.
+//! Needs the server of scripts/s3-server.sh (its NCZ_S3_* variables): without
+//! them these tests fail, unless NCZ_S3=0 skips them.
 
 mod common;
 

@@ -15,8 +15,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use netcdf::ffi::*;
+use netcdf::format::markers::is_marker;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Key, Store};
+use netcdf::storage::{Key, Replace, Store, StoreError};
 
 const NC_EINTERNAL: c_int = -92;
 const NC_ENCZARR: c_int = -137;
@@ -204,13 +205,13 @@ fn stored_entries_are_read_by_range() {
     entries.push(e("z", &data));
     entries[1].deflate = true;
     let p = write_zip(d.path(), "r.zip", &build(&entries, false));
-    let s = ZipStore::open(&p, false).unwrap();
+    let s = ZipStore::open(&p, false, &is_marker).unwrap();
     let k = Key::new("big").unwrap();
     assert_eq!(s.get_range(&k, 77_777, 10).unwrap().unwrap(), &data[77_777..77_787]);
     let z = Key::new("z").unwrap();
     assert_eq!(s.get_range(&z, 5, 3).unwrap().unwrap(), &data[5..8]);
     assert_eq!(s.get(&z, 100_000).unwrap().unwrap(), data);
-    assert_eq!(s.get(&z, 99_999), Err(netcdf::error::NcError::NcZarr));
+    assert_eq!(s.get(&z, 99_999), Err(StoreError::Corrupt));
 }
 
 /// A directory dataset written by this library, zipped as `zip -r` would
@@ -286,7 +287,7 @@ fn updates_keep_layout_and_foreign_entries() {
         0o600,
         "permissions kept"
     );
-    let s = ZipStore::open(&p, false).unwrap();
+    let s = ZipStore::open(&p, false, &is_marker).unwrap();
     assert!(
         s.list(&Key::root()).unwrap().contains(&".zgroup".to_string()),
         "root layout kept"
@@ -311,13 +312,13 @@ fn updates_keep_layout_and_foreign_entries() {
     let other = d.path().join(".v.zip.nczarr-tmp.999999999.3");
     fs::write(&stale, b"junk").unwrap();
     fs::write(&other, b"junk").unwrap();
-    drop(ZipStore::open(&p, false).unwrap());
+    drop(ZipStore::open(&p, false, &is_marker).unwrap());
     assert!(stale.exists());
-    drop(ZipStore::open(&p, true).unwrap());
+    drop(ZipStore::open(&p, true, &is_marker).unwrap());
     assert!(!stale.exists() && other.exists());
     fs::remove_file(&other).unwrap();
     // Many rewrites: dead space is compacted away.
-    let s = ZipStore::open(&p, true).unwrap();
+    let s = ZipStore::open(&p, true, &is_marker).unwrap();
     let big = vec![3u8; 300_000];
     for _ in 0..12 {
         s.put(&Key::new("v/junk").unwrap(), &big).unwrap();
@@ -348,7 +349,7 @@ fn noclobber_never_replaces_and_create_replaces() {
     check(nc_close(ncid));
     assert_ne!(fs::read(&p).unwrap(), before);
     // netcdf-c's layout: the folder named after the archive, its entry first.
-    let s = ZipStore::open(&p, false).unwrap();
+    let s = ZipStore::open(&p, false, &is_marker).unwrap();
     assert_eq!(s.list(&Key::root()).unwrap(), vec![".zattrs", ".zgroup"]);
     let raw = fs::read(&p).unwrap();
     assert_eq!(&raw[30..32], b"c/");
@@ -491,13 +492,13 @@ fn prepended_data() {
 fn many_entries_use_zip64() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("many.zip");
-    let s = ZipStore::create(&p, true).unwrap();
+    let s = ZipStore::create(&p, Replace::Never).unwrap();
     for i in 0..70_000u32 {
         s.put(&Key::new(&format!("v/{i}")).unwrap(), &i.to_le_bytes()).unwrap();
     }
     s.flush().unwrap();
     drop(s);
-    let s = ZipStore::open(&p, false).unwrap();
+    let s = ZipStore::open(&p, false, &is_marker).unwrap();
     assert_eq!(s.list(&Key::new("v").unwrap()).unwrap().len(), 70_000);
     let k = Key::new("v/69999").unwrap();
     assert_eq!(s.get(&k, 4).unwrap().unwrap(), 69_999u32.to_le_bytes());
@@ -638,11 +639,37 @@ fn update_through_a_link_updates_the_target() {
 fn noclobber_race_keeps_the_newcomer() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("race.zip");
-    let s = ZipStore::create(&p, true).unwrap();
+    let s = ZipStore::create(&p, Replace::Never).unwrap();
     s.put(&Key::new(".zgroup").unwrap(), b"{}").unwrap();
     fs::write(&p, b"someone else's archive").unwrap();
-    assert_eq!(s.flush(), Err(netcdf::error::NcError::Exist));
+    assert_eq!(s.flush(), Err(StoreError::AlreadyExists));
     assert_eq!(fs::read(&p).unwrap(), b"someone else's archive");
     drop(s);
     assert_eq!(tmp_leftovers(d.path()), Vec::<String>::new());
+}
+
+/// Which folder of an archive is the dataset is the opener's rule: the store
+/// takes the folder holding an object the opener names, and knows no Zarr
+/// marker itself.
+#[test]
+fn the_opener_names_the_root_markers() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("two.zip");
+    fs::write(
+        &p,
+        build(&[e("a/.zgroup", b"{}"), e("b/mark", b"m"), e("b/x", b"1")], false),
+    )
+    .unwrap();
+    let names = |s: &ZipStore| s.list(&Key::root()).unwrap();
+    assert_eq!(names(&ZipStore::open(&p, false, &is_marker).unwrap()), vec![".zgroup"]);
+    assert_eq!(
+        names(&ZipStore::open(&p, false, &|n: &str| n == "mark").unwrap()),
+        vec!["mark", "x"]
+    );
+    // A marker at the root of the archive: the root layout.
+    fs::write(&p, build(&[e("mark", b"m"), e("a/.zgroup", b"{}")], false)).unwrap();
+    assert_eq!(
+        names(&ZipStore::open(&p, false, &|n: &str| n == "mark").unwrap()),
+        vec!["a", "mark"]
+    );
 }

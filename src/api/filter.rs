@@ -160,7 +160,7 @@ pub fn def_filter(ncid: i32, varid: i32, id: u32, params: &[u32]) -> NcResult<()
         if id == SZIP {
             crate::nclog!(
                 Level::Error,
-                "szip is not built in (no pure implementation is available) and no plugin provides filter 4"
+                "szip is not built in (this build found no libaec) and no plugin provides filter 4"
             );
         }
         crate::nclog!(Level::Warn, "Undefined filter: {id}");
@@ -314,7 +314,9 @@ pub fn ready_chain(ncid: i32, varid: i32) -> NcResult<()> {
         if v.chain.as_ref().is_some_and(|c| v.chain_key_matches(&c.key)) {
             return Ok(None);
         }
-        Ok(Some((v.name.clone(), v.chain_key(), v.codec_context(ncid, varid))))
+        let mut ctx = v.codec_context(ncid, varid);
+        ctx.last_dim_len = ds.var_shape(v).last().map(|&n| n as u64);
+        Ok(Some((v.name.clone(), v.chain_key(), ctx)))
     })?;
     let Some((name, key, ctx)) = need else {
         return Ok(());

@@ -6,6 +6,7 @@ pub mod cdtime;
 pub mod filter;
 pub mod handles;
 pub mod quantize;
+pub mod rc;
 pub mod url;
 pub mod utf16;
 
@@ -14,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
-use crate::format::{read, write};
+use crate::format::{markers, read, write};
 use crate::model::types::{NC_GLOBAL, NcType};
 use crate::model::{Att, AttValue, Dataset, Flavor, Group};
 use crate::storage::Store;
@@ -24,6 +25,41 @@ use url::{Location, StoreKind, Target};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
+const NC_DISKLESS: i32 = 0x0008;
+const NC_MMAP: i32 = 0x0010;
+const NC_CDF5: i32 = 0x0020;
+const NC_64BIT_OFFSET: i32 = 0x0200;
+const NC_NETCDF4: i32 = 0x1000;
+const NC_INMEMORY: i32 = 0x8000;
+
+/// The mode checks of netcdf-c's `check_create_mode` (libdispatch/dfile.c),
+/// then those its NCZarr dispatch adds: the classic formats, diskless and
+/// mmap storage do not exist for a Zarr dataset (`NC_EINVAL`, as netcdf-c
+/// 4.10.1 answers for a Zarr URL).
+pub fn check_create_mode(cmode: i32) -> NcResult<()> {
+    let format = cmode & (NC_NETCDF4 | NC_64BIT_OFFSET | NC_CDF5);
+    if format & format.wrapping_sub(1) != 0 {
+        return Err(NcError::Inval);
+    }
+    let (mmap, inmemory, diskless) = (cmode & NC_MMAP != 0, cmode & NC_INMEMORY != 0, cmode & NC_DISKLESS != 0);
+    if diskless && (inmemory || mmap) {
+        return Err(NcError::Diskless);
+    }
+    if inmemory && mmap {
+        return Err(NcError::InMemory);
+    }
+    if mmap && cmode & NC_NETCDF4 != 0 {
+        return Err(NcError::Inval);
+    }
+    if cmode & (NC_64BIT_OFFSET | NC_CDF5 | NC_MMAP | NC_DISKLESS) != 0 {
+        crate::nclog!(
+            crate::log::Level::Error,
+            "nc_create mode 0x{cmode:x}: a Zarr dataset is netCDF-4 on its own storage (no classic format, diskless or mmap)"
+        );
+        return Err(NcError::Inval);
+    }
+    Ok(())
+}
 
 /// The version string of `nc_inq_libvers`: netcdf-c's form, naming us.
 pub fn libvers() -> &'static str {
@@ -48,35 +84,39 @@ fn zarr_location(path: &str, for_create: bool) -> NcResult<Location> {
     }
 }
 
+/// The store of a dataset: opened, or created (`create` is `Some(noclobber)`)
+/// replacing only what looks like a Zarr dataset.
 fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<Arc<dyn Store>> {
-    match loc.kind {
+    let replace = create.map(markers::replace_rule);
+    let store: Arc<dyn Store> = match loc.kind {
         StoreKind::File => {
             let p = Path::new(&loc.path);
-            let s = match create {
-                Some(noclobber) => FileStore::create(p, noclobber)?,
+            Arc::new(match replace {
+                Some(r) => FileStore::create(p, r)?,
                 None => FileStore::open(p, writable)?,
-            };
-            Ok(Arc::new(s))
+            })
         }
         StoreKind::Zip => {
             let p = Path::new(&loc.path);
-            let s = match create {
-                Some(noclobber) => ZipStore::create(p, noclobber)?,
-                None => ZipStore::open(p, writable)?,
-            };
-            Ok(Arc::new(s))
+            Arc::new(match replace {
+                Some(r) => ZipStore::create(p, r)?,
+                None => ZipStore::open(p, writable, &markers::is_marker)?,
+            })
         }
-        StoreKind::S3 => Ok(Arc::new(crate::storage::s3::open_url(
+        StoreKind::S3 => Arc::new(crate::storage::s3::open_url(
             &loc.path,
             &loc.fragment,
-            create,
+            replace,
             writable,
-        )?)),
-    }
+        )?),
+    };
+    Ok(store)
 }
 
 /// nc_create.
 pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
+    check_create_mode(cmode)?;
+    rc::ensure_loaded();
     let loc = zarr_location(path, true)?;
     let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
     let v3 = loc.zarr_format.unwrap_or_else(url::default_zarr_format) == 3;
@@ -109,6 +149,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
 
 /// nc_open.
 pub fn open(path: &str, mode: i32) -> NcResult<i32> {
+    rc::ensure_loaded();
     let loc = zarr_location(path, false)?;
     let writable = mode & NC_WRITE != 0;
     let store = file_store(&loc, None, writable)?;
@@ -130,7 +171,7 @@ pub fn sync_all(ds: &mut Dataset) -> NcResult<()> {
     }
     crate::engine::flush_chunks(ds)?;
     write::sync_metadata(ds, &crate::engine::put_all)?;
-    ds.store.flush()
+    Ok(ds.store.flush()?)
 }
 
 /// nc_enddef (also entered implicitly by data access).

@@ -5,11 +5,15 @@
 use crate::api::handles;
 use crate::error::{NcError, NcResult};
 use crate::model::quantize::{BITROUND, MANT_F32, MANT_F64, from_atts, set};
-use crate::model::types::NcType;
+use crate::model::types::{NC_GLOBAL, NcType};
 
 /// `nc_def_var_quantize`, with netcdf-c's checks.
 pub fn def(ncid: i32, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
     handles::with(ncid, |ds, grp| {
+        // netcdf-c answers NC_EGLOBAL before any other check of the variable.
+        if varid == NC_GLOBAL {
+            return Err(NcError::Global);
+        }
         if !ds.writable {
             return Err(NcError::Perm);
         }
@@ -39,6 +43,9 @@ pub fn def(ncid: i32, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
 /// `nc_inq_var_quantize`.
 pub fn inq(ncid: i32, varid: i32) -> NcResult<(i32, i32)> {
     handles::with(ncid, |ds, grp| {
+        if varid == NC_GLOBAL {
+            return Err(NcError::Global);
+        }
         let v = ds.var(grp, varid)?;
         if v.quantize.0 != 0 {
             return Ok(v.quantize);

@@ -198,7 +198,8 @@ impl CodecMap for Blosc {
     }
 
     fn hdf5_to_codec(&self, v: &[u32]) -> NcResult<String> {
-        json::nparams("blosc", v, 7, 7)?;
+        // At least 7; netcdf-c's codec ignores any further ones.
+        json::nparams("blosc", v, 7, usize::MAX)?;
         let cname = CNAMES
             .get(v[6] as usize)
             .filter(|_| v[6] != 3)
@@ -213,7 +214,7 @@ impl CodecMap for Blosc {
     }
 
     fn modify_parameters(&self, ctx: &VarContext, v: &[u32]) -> NcResult<Vec<u32>> {
-        json::nparams("blosc", v, 7, 7)?;
+        json::nparams("blosc", v, 7, usize::MAX)?;
         let chunk: u64 = ctx
             .chunk_shape
             .iter()

@@ -1,5 +1,8 @@
 //! bzip2: HDF5 filter 307, numcodecs codec `bz2`. JSON `{"id": "bz2", "level": 9}`
-//! (level = block size in 100 kB units, 1..=9); parameters `[level]`.
+//! (level = block size in 100 kB units, 1..=9); parameters `[level, ...]`:
+//! as netcdf-c's `H5Zbzip2.c` and `NCZstdfilters.c`, the first parameter is
+//! the level and any further ones are ignored (`nccopy -F "v,307,9,4"`), and
+//! only the level is written to the JSON.
 //! Pure-Rust libbzip2 (`bzip2` crate, libbz2-rs-sys backend).
 
 use std::io::{Read, Write};
@@ -13,11 +16,16 @@ use crate::log::Level;
 #[derive(Debug)]
 pub struct Bz2;
 
+/// The level: the first parameter, in 1..=9 (netcdf-c's filter fails on
+/// others; its codec refuses an empty list).
 fn level(cd: &[u32]) -> NcResult<u32> {
-    match cd {
-        [l @ 1..=9] => Ok(*l),
+    match cd.first() {
+        Some(&l @ 1..=9) => Ok(l),
         _ => {
-            crate::nclog!(Level::Error, "bzip2: parameters {cd:?}: expected one level in 1..=9");
+            crate::nclog!(
+                Level::Error,
+                "bzip2: parameters {cd:?}: expected a level in 1..=9 first"
+            );
             Err(NcError::Filter)
         }
     }
@@ -88,6 +96,20 @@ mod tests {
             assert!(Bz2.decode_bounded(&[l], e, 0, 100).is_err());
         }
         assert!(Bz2.apply(true, &[9], b"BZh9garbage".to_vec()).is_err());
-        assert!(Bz2.apply(false, &[0], data).is_err());
+        assert!(Bz2.apply(false, &[0], data.clone()).is_err());
+        assert!(Bz2.apply(false, &[], data.clone()).is_err());
+        assert!(Bz2.apply(false, &[10, 4], data.clone()).is_err());
+    }
+
+    #[test]
+    fn parameters_after_the_level_are_ignored() {
+        // nccopy -F "/g/var,307,9,4": netcdf-c's bzip2 filter uses cd_values[0].
+        let data: Vec<u8> = (0..20000u32).map(|i| (i % 13) as u8).collect();
+        let two = Bz2.apply(false, &[9, 4], data.clone()).unwrap();
+        assert_eq!(two, Bz2.apply(false, &[9], data.clone()).unwrap());
+        assert_eq!(Bz2.apply(true, &[9, 4], two).unwrap(), data);
+        assert_eq!(Bz2.hdf5_to_codec(&[9, 4]).unwrap(), r#"{"id": "bz2", "level": 9}"#);
+        assert_eq!(Bz2.hdf5_to_codec(&[3, 1, 2]).unwrap(), r#"{"id": "bz2", "level": 3}"#);
+        assert_eq!(Bz2.hdf5_to_codec(&[]), Err(NcError::Filter));
     }
 }

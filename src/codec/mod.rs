@@ -21,6 +21,7 @@ pub mod lz4;
 pub mod plugin;
 pub mod sharding;
 pub mod shuffle;
+pub mod szip;
 pub mod transpose;
 pub mod zlib;
 pub mod zstd;
@@ -49,6 +50,9 @@ pub struct VarContext {
     pub chunk_shape: Vec<u64>,
     /// Whether stored values are little-endian.
     pub little_endian: bool,
+    /// The current length of the last dimension, when the caller knows it
+    /// (szip's scanline, as netcdf-c asks `nc_inq_dimlen`).
+    pub last_dim_len: Option<u64>,
 }
 
 /// An HDF5-style filter (what `H5Z_class2_t` describes).

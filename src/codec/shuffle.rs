@@ -115,7 +115,7 @@ impl CodecMap for Shuffle {
     }
 
     fn hdf5_to_codec(&self, visible: &[u32]) -> NcResult<String> {
-        json::nparams("shuffle", visible, 0, 1)?;
+        // netcdf-c's codec uses the first parameter, if any, and ignores the rest.
         let es = visible.first().copied().unwrap_or(0);
         Ok(format!("{{\"id\": \"shuffle\", \"elementsize\": {es}}}"))
     }

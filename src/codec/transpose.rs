@@ -210,6 +210,7 @@ mod tests {
             type_size: 4,
             chunk_shape: vec![3, 2],
             little_endian: true,
+            last_dim_len: Some(2),
         };
         let v = Transpose
             .codec_to_hdf5(r#"{"id": "transpose", "order": [1, 0]}"#)

@@ -1,40 +1,52 @@
 //! The chunk source of sharded arrays (Zarr v3 `sharding_indexed`): the
 //! engine's chunks are the inner chunks; each is a byte range of its shard
-//! object, found through the shard's index (read once, then cached per
-//! variable). A read fetches only the ranges it needs, neighbouring ranges
-//! of a shard in one request.
+//! object, found through the shard's index (read once, then kept per
+//! variable). A read fetches only the ranges it needs, neighbouring ranges of
+//! a shard in one request; a write stores whole shards: a shard all of whose
+//! chunks are written is stored without reading it, others are read,
+//! merged and rewritten once per batch of chunks (`put_many`).
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::{ChunkSpec, MemIn, Prefetched, Seg, Selection, WriteWork, copy_chunk_in, recycle};
+use super::source::{Arriving, ChunkSource, Fetched, KeyEncoding};
 use crate::codec::sharding::{IndexCache, ShardIndex, ShardLayout};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
-use crate::model::cache::ChunkData;
 use crate::runtime::pool;
-use crate::storage::{Arrivals, Fetched, Key, Store};
+use crate::storage::{Key, Store};
 
 /// Ranges of one shard closer than this are read as one request...
 const MAX_GAP: u64 = 1 << 20;
 /// ... as long as that request stays below this size.
 const MAX_REQUEST: u64 = 16 << 20;
 
-/// A sharded variable's layout and its cache of shard indexes.
-#[derive(Debug)]
-pub(super) struct Shards {
-    pub layout: ShardLayout,
-    pub indexes: Arc<IndexCache>,
-}
-
 /// Encoded inner chunks of one shard: (position in the shard, bytes).
 type Parts = Vec<(usize, Vec<u8>)>;
 
-/// One byte range to read from a shard, and the requests it serves:
-/// (which request, offset in the range, length).
+/// The inner chunks of a sharded variable.
+#[derive(Debug)]
+pub(super) struct Sharded {
+    store: Arc<dyn Store>,
+    /// The variable's key (its folder).
+    node: String,
+    /// How a shard's index in the shard grid becomes its key.
+    keys: KeyEncoding,
+    layout: ShardLayout,
+    /// The shard indexes read so far (kept by the variable).
+    indexes: Arc<IndexCache>,
+    /// The array's shape (which inner chunks hold elements).
+    shape: Vec<usize>,
+    /// Serialises the read-merge-write of shards.
+    writing: Mutex<()>,
+}
+
+/// One byte range to read from a shard, and the chunks it serves:
+/// (position in the request list, offset in the range, length).
 struct Read {
     key: Key,
     offset: u64,
@@ -42,14 +54,42 @@ struct Read {
     parts: Vec<(usize, u64, u64)>,
 }
 
-impl Shards {
+impl Sharded {
+    pub fn new(
+        store: Arc<dyn Store>,
+        node: String,
+        keys: KeyEncoding,
+        layout: ShardLayout,
+        indexes: Arc<IndexCache>,
+        shape: Vec<usize>,
+    ) -> Sharded {
+        Sharded {
+            store,
+            node,
+            keys,
+            layout,
+            indexes,
+            shape,
+            writing: Mutex::new(()),
+        }
+    }
+
+    /// The object of shard `shard`.
+    fn key(&self, shard: &[u64]) -> NcResult<Key> {
+        let mut name = String::with_capacity(self.node.len() + 4 * shard.len() + 3);
+        name.push_str(&self.node);
+        name.push('/');
+        self.keys.write(shard, &mut name).map_err(|_| NcError::Internal)?;
+        Ok(Key::new(&name)?)
+    }
+
     /// The index of shard `shard` (None: the shard is absent).
-    fn index(&self, spec: &ChunkSpec, store: &dyn Store, shard: &[u64]) -> NcResult<Option<Arc<ShardIndex>>> {
+    fn index(&self, shard: &[u64]) -> NcResult<Option<Arc<ShardIndex>>> {
         if let Some(ix) = self.indexes.get(shard) {
             return Ok(ix);
         }
-        let key = spec.key(shard)?;
-        let Some(len) = store.len(&key)? else {
+        let key = self.key(shard)?;
+        let Some(len) = self.store.len(&key)? else {
             self.indexes.insert(shard.to_vec(), None);
             return Ok(None);
         };
@@ -62,10 +102,7 @@ impl Shards {
             );
             return Err(NcError::NcZarr);
         };
-        let bytes = store.get_range(&key, at, self.layout.index_len())?.ok_or_else(|| {
-            crate::nclog!(Level::Error, "shard {} vanished while read", key.as_str());
-            NcError::NcZarr
-        })?;
+        let bytes = read_range(self.store.as_ref(), &key, at, self.layout.index_len())?;
         let ix = Arc::new(self.layout.decode_index(&bytes, len).inspect_err(|_| {
             crate::nclog!(Level::Error, "shard {}: bad index", key.as_str());
         })?);
@@ -73,154 +110,85 @@ impl Shards {
         Ok(Some(ix))
     }
 
-    /// Where inner chunk `idx` is: its shard's key and its byte range, None
-    /// when absent. A range longer than `limit` (more than any encoding of
-    /// the chunk) is `NC_ENCZARR`.
-    fn locate(
-        &self,
-        spec: &ChunkSpec,
-        store: &dyn Store,
-        idx: &[u64],
-        limit: usize,
-    ) -> NcResult<Option<(Key, u64, u64)>> {
+    /// Where inner chunk `idx` is: its shard's key and its byte range; None
+    /// when absent. A range longer than `max_len` (more than any encoding of
+    /// the chunk) is `NC_ENCZARR`, and is not read.
+    fn locate(&self, idx: &[u64], max_len: u64) -> NcResult<Option<(Key, u64, u64)>> {
         let (shard, pos) = self.layout.locate(idx);
-        let Some(ix) = self.index(spec, store, &shard)? else {
+        let Some(ix) = self.index(&shard)? else {
             return Ok(None);
         };
         let Some((off, len)) = ix.get(pos) else {
             return Ok(None);
         };
-        let key = spec.key(&shard)?;
-        if len > limit as u64 {
+        let key = self.key(&shard)?;
+        if len > max_len {
             crate::nclog!(
                 Level::Error,
                 "shard {}: inner chunk {} has {} bytes, more than the {} its chunk may have",
                 key.as_str(),
                 pos,
                 len,
-                limit
+                max_len
             );
             return Err(NcError::NcZarr);
         }
         Ok(Some((key, off, len)))
     }
 
-    /// The stored bytes of inner chunk `idx` (None: absent).
-    pub fn fetch(&self, spec: &ChunkSpec, store: &dyn Store, idx: &[u64], limit: usize) -> Fetched {
-        match self.locate(spec, store, idx, limit)? {
-            None => Ok(None),
-            Some((key, off, len)) => Ok(Some(read_range(store, &key, off, len)?)),
-        }
-    }
-
-    /// Fetch inner chunks ahead, for `get_vars`: the indexes first, then the
-    /// chunks' byte ranges, neighbours in one request, the requests on the
-    /// worker pool. Each chunk is delivered as `Prefetched` says.
-    pub fn prefetch<'a>(
-        &self,
-        spec: &ChunkSpec,
-        store: &dyn Store,
-        idxs: impl Iterator<Item = &'a Vec<u64>>,
-    ) -> NcResult<Prefetched> {
-        let mut map = Prefetched::new();
-        let todo: Vec<&Vec<u64>> = idxs.collect();
-        if todo.len() < 2 {
-            return Ok(map);
-        }
-        // (A missing codec: each load reports it.)
-        let Ok((_, limit, _)) = spec.stored_limits() else {
-            return Ok(map);
-        };
-        let arrivals = Arrivals::new(todo.len());
-        // Where each chunk is; an error is that chunk's.
-        let mut by_shard: HashMap<Key, Vec<(usize, u64, u64)>> = HashMap::new();
-        for (i, idx) in todo.iter().enumerate() {
-            match self.locate(spec, store, idx, limit) {
-                Ok(Some((key, off, len))) => by_shard.entry(key).or_default().push((i, off, len)),
-                Ok(None) => arrivals.deliver(i, Ok(None)),
-                Err(e) => arrivals.deliver(i, Err(e)),
-            }
-            map.insert((*idx).clone(), (arrivals.clone(), i));
-        }
-        let reads: Vec<Read> = by_shard.into_iter().flat_map(|(k, r)| coalesce(k, r)).collect();
-        let done = |r: &Read| {
-            let got = read_range(store, &r.key, r.offset, r.len);
-            for &(i, at, n) in &r.parts {
-                arrivals.deliver(
-                    i,
-                    match &got {
-                        Ok(b) => Ok(Some(b[at as usize..(at + n) as usize].to_vec())),
-                        Err(e) => Err(*e),
-                    },
-                );
-            }
-        };
-        if reads.len() > 1 {
-            pool::on_pool(|| reads.par_iter().for_each(done));
-        } else {
-            reads.iter().for_each(done);
-        }
-        Ok(map)
-    }
-}
-
-impl Shards {
-    /// How many inner chunks of shard `shard` hold elements of an array of
-    /// `shape` (all of them, except in the partial shards at its edges).
-    pub fn live_inner(&self, shard: &[u64], shape: &[usize]) -> usize {
+    /// The positions of shard `shard`'s inner chunks that hold elements of
+    /// the array (all of them, except in partial shards at its edges).
+    fn live(&self, shard: &[u64]) -> Vec<bool> {
         let l = &self.layout;
-        shard
+        let inner = l.inner_of(shard);
+        inner
             .iter()
-            .zip(shape)
-            .enumerate()
-            .map(|(d, (&s, &n))| {
-                let first = s as usize * l.shard[d];
-                n.saturating_sub(first).div_ceil(l.inner[d]).min(l.per_shard[d])
+            .map(|idx| {
+                idx.iter()
+                    .zip(&l.inner)
+                    .zip(&self.shape)
+                    .all(|((&i, &c), &n)| (i as usize).saturating_mul(c) < n)
             })
-            .product()
+            .collect()
     }
 
-    /// Store shard `shard` with these encoded inner chunks (position, bytes).
-    /// Unless `complete`, the inner chunks already stored and not given are
-    /// kept (read, merged, rewritten). A shard left with no chunk is deleted.
-    fn write(
-        &self,
-        spec: &ChunkSpec,
-        store: &dyn Store,
-        shard: &[u64],
-        chunks: Vec<(usize, Vec<u8>)>,
-        complete: bool,
-    ) -> NcResult<()> {
-        let key = spec.key(shard)?;
+    /// Store shard `shard` with these encoded inner chunks. Unless they
+    /// cover every inner chunk that holds elements, the chunks already
+    /// stored and not given are kept (read, merged, rewritten). A shard left
+    /// with no chunk is deleted.
+    fn write_shard(&self, shard: &[u64], parts: Parts) -> NcResult<()> {
+        let key = self.key(shard)?;
         let l = &self.layout;
         let mut slots: Vec<Option<Vec<u8>>> = Vec::new();
         slots.try_reserve_exact(l.count).map_err(|_| NcError::NoMem)?;
         slots.resize(l.count, None);
-        if !complete && let Some(ix) = self.index(spec, store, shard)? {
-            let (_, limit, _) = spec.stored_limits()?;
-            let max = (limit as u64)
-                .saturating_mul(l.count as u64)
-                .saturating_add(l.index_len());
-            let old = store.get(&key, max)?.ok_or_else(|| {
+        let mut given = vec![false; l.count];
+        for &(pos, _) in &parts {
+            *given.get_mut(pos).ok_or(NcError::Internal)? = true;
+        }
+        let complete = self.live(shard).iter().zip(&given).all(|(&live, &g)| g || !live);
+        if !complete && let Some(ix) = self.index(shard)? {
+            let len = self.store.len(&key)?.unwrap_or(0);
+            let old = self.store.get(&key, len.max(l.index_len()))?.ok_or_else(|| {
                 crate::nclog!(Level::Error, "shard {} vanished while rewritten", key.as_str());
                 NcError::NcZarr
             })?;
             for (pos, slot) in slots.iter_mut().enumerate() {
-                if let Some((off, len)) = ix.get(pos) {
-                    let r = off as usize..(off + len) as usize;
+                if let (Some((off, n)), false) = (ix.get(pos), given[pos]) {
+                    let r = off as usize..(off + n) as usize;
                     *slot = Some(old.get(r).ok_or(NcError::NcZarr)?.to_vec());
                 }
             }
         }
-        for (pos, b) in chunks {
-            *slots.get_mut(pos).ok_or(NcError::Internal)? = Some(b);
+        for (pos, b) in parts {
+            slots[pos] = Some(b);
         }
-        // (The index is forgotten first: a failed write must not leave a stale one.)
+        // (Forgotten first: a failed write must not leave a stale index.)
         self.indexes.remove(shard);
         match l.encode_shard(&slots)? {
-            None => store.delete(&key),
+            None => Ok(self.store.delete(&key)?),
             Some(bytes) => {
-                store.put(&key, &bytes)?;
+                self.store.put(&key, &bytes)?;
                 let at = l.index_offset(bytes.len() as u64).ok_or(NcError::Internal)? as usize;
                 let ix = l.decode_index(&bytes[at..at + l.index_len() as usize], bytes.len() as u64)?;
                 self.indexes.insert(shard.to_vec(), Some(Arc::new(ix)));
@@ -230,116 +198,102 @@ impl Shards {
     }
 }
 
-/// Store inner chunks (evicted from the cache, or flushed): encoded on the
-/// pool, then each shard read, merged and rewritten once. One result per
-/// chunk (its shard's).
-pub(super) fn store_chunks(
-    spec: &ChunkSpec,
-    store: &dyn Store,
-    chunks: &[(&Vec<u64>, &ChunkData)],
-) -> Vec<NcResult<()>> {
-    let Some(sh) = &spec.shards else {
-        return chunks.iter().map(|_| Err(NcError::Internal)).collect();
-    };
-    let encoded: Vec<NcResult<Vec<u8>>> = pool::run_jobs(chunks.to_vec(), |(_, d)| spec.encode(d));
-    // Shard -> (chunk numbers, (position, bytes)).
-    let mut by_shard: HashMap<Vec<u64>, (Vec<usize>, Parts)> = HashMap::new();
-    let mut out: Vec<NcResult<()>> = chunks.iter().map(|_| Ok(())).collect();
-    for (i, ((idx, _), e)) in chunks.iter().zip(encoded).enumerate() {
-        let (shard, pos) = sh.layout.locate(idx);
-        match e {
-            Ok(b) => {
-                let entry = by_shard.entry(shard).or_default();
-                entry.0.push(i);
-                entry.1.push((pos, b));
+impl ChunkSource for Sharded {
+    fn fmt_name(&self, idx: &[u64], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (shard, pos) = self.layout.locate(idx);
+        write!(f, "{}/", self.node)?;
+        self.keys.write(&shard, f)?;
+        write!(f, " (inner chunk {pos})")
+    }
+
+    /// True: fetches go through `start_get_many` (neighbouring ranges
+    /// coalesced) and writes through `put_many` (each shard written once).
+    fn concurrent_requests(&self) -> bool {
+        true
+    }
+
+    fn writes_together(&self) -> bool {
+        true
+    }
+
+    fn get_into(&self, idx: &[u64], max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+        match self.locate(idx, max_len)? {
+            None => Ok(false),
+            Some((key, off, len)) => {
+                *buf = read_range(self.store.as_ref(), &key, off, len)?;
+                Ok(true)
             }
-            Err(e) => out[i] = Err(e),
         }
     }
-    let shards: Vec<_> = by_shard.into_iter().collect();
-    let results = pool::run_jobs(shards, |(shard, (who, parts))| {
-        let complete = parts.len() == sh.layout.count;
-        (who, sh.write(spec, store, &shard, parts, complete))
-    });
-    for (who, r) in results {
-        for i in who {
-            out[i] = r;
-        }
-    }
-    out
-}
 
-/// The part of a write that covers whole shards: those shards are built
-/// from the caller's values (their inner chunks encoded on the pool) and
-/// stored at once, without reading them. Returns whether some value was out
-/// of range for the file type, and the chunks of the other shards (for the
-/// cache).
-pub(super) fn put_whole_shards<'w>(
-    spec: &ChunkSpec,
-    store: &dyn Store,
-    sel: &Selection,
-    src: &MemIn<'_>,
-    shape: &[usize],
-    whole: Vec<&'w WriteWork>,
-) -> NcResult<(bool, Vec<&'w WriteWork>)> {
-    let Some(sh) = &spec.shards else {
-        return Ok((false, whole));
-    };
-    let mut by_shard: HashMap<Vec<u64>, Vec<&WriteWork>> = HashMap::new();
-    for w in whole {
-        by_shard.entry(sh.layout.locate(&w.0).0).or_default().push(w);
-    }
-    let mut rest = Vec::new();
-    let mut range = false;
-    let mut shards: Vec<(Vec<u64>, Vec<&WriteWork>)> = by_shard.into_iter().collect();
-    shards.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (shard, items) in shards {
-        if items.len() != sh.live_inner(&shard, shape) {
-            rest.extend(items);
-            continue;
+    /// The indexes first, then the chunks' byte ranges, neighbours in one
+    /// request, the requests on the worker pool. An error is its chunk's.
+    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arriving> {
+        let mut out: Vec<Option<Fetched>> = Vec::with_capacity(idxs.len());
+        let mut by_shard: HashMap<Key, Vec<(usize, u64, u64)>> = HashMap::new();
+        for (i, idx) in idxs.iter().enumerate() {
+            match self.locate(idx, max_len) {
+                Ok(Some((key, off, len))) => {
+                    by_shard.entry(key).or_default().push((i, off, len));
+                    out.push(None);
+                }
+                Ok(None) => out.push(Some(Ok(None))),
+                Err(e) => out.push(Some(Err(e))),
+            }
         }
-        let built: Vec<NcResult<(Parts, bool)>> = pool::run_jobs(items, |(idx, segs)| {
-            let (data, r) = build_chunk(spec, sel, src, shape, idx, segs)?;
-            Ok((vec![(sh.layout.locate(idx).1, spec.encode_owned(data)?)], r))
-        });
-        let mut parts = Vec::with_capacity(built.len());
-        for b in built {
-            let (part, r) = b?;
-            range |= r;
-            parts.extend(part);
+        let reads: Vec<Read> = by_shard.into_iter().flat_map(|(k, r)| coalesce(k, r)).collect();
+        let read = |r: &Read| -> Vec<(usize, Fetched)> {
+            let got = read_range(self.store.as_ref(), &r.key, r.offset, r.len);
+            r.parts
+                .iter()
+                .map(|&(i, at, n)| {
+                    let f = match &got {
+                        Ok(b) => Ok(Some(b[at as usize..(at + n) as usize].to_vec())),
+                        Err(e) => Err(*e),
+                    };
+                    (i, f)
+                })
+                .collect()
+        };
+        let done: Vec<Vec<(usize, Fetched)>> = if reads.len() > 1 {
+            pool::on_pool(|| reads.par_iter().map(read).collect())
+        } else {
+            reads.iter().map(read).collect()
+        };
+        for (i, f) in done.into_iter().flatten() {
+            out[i] = Some(f);
         }
-        sh.write(spec, store, &shard, parts, true)?;
+        Ok(Arriving::Fetched(Mutex::new(out)))
     }
-    Ok((range, rest))
-}
 
-/// One inner chunk that a write covers, built from the caller's values
-/// (fill where it sticks out of the array); whether a value was out of
-/// range for the file type.
-fn build_chunk(
-    spec: &ChunkSpec,
-    sel: &Selection,
-    src: &MemIn<'_>,
-    shape: &[usize],
-    idx: &[u64],
-    segs: &[Seg],
-) -> NcResult<(ChunkData, bool)> {
-    let in_bounds = idx
-        .iter()
-        .zip(&spec.chunk)
-        .zip(shape)
-        .all(|((&i, &c), &n)| (i as usize + 1) * c <= n);
-    let mut data = if in_bounds {
-        spec.blank_chunk()?
-    } else {
-        spec.fill_chunk()?
-    };
-    match copy_chunk_in(sel, segs, src, spec.ty, &mut data) {
-        Ok(r) => Ok((data, r)),
-        Err(e) => {
-            recycle(data);
-            Err(e)
+    fn put(&self, idx: &[u64], data: &[u8]) -> NcResult<()> {
+        self.put_many(vec![(idx, data.to_vec())])
+            .pop()
+            .unwrap_or(Err(NcError::Internal))
+    }
+
+    /// Each shard read (unless every chunk of it is given), merged and
+    /// written once; the shards on the worker pool.
+    fn put_many(&self, chunks: Vec<(&[u64], Vec<u8>)>) -> Vec<NcResult<()>> {
+        let _serial = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let n = chunks.len();
+        // Shard -> (the chunks' numbers, their parts).
+        let mut by_shard: HashMap<Vec<u64>, (Vec<usize>, Parts)> = HashMap::new();
+        for (i, (idx, bytes)) in chunks.into_iter().enumerate() {
+            let (shard, pos) = self.layout.locate(idx);
+            let e = by_shard.entry(shard).or_default();
+            e.0.push(i);
+            e.1.push((pos, bytes));
         }
+        let shards: Vec<_> = by_shard.into_iter().collect();
+        let results = pool::run_jobs(shards, |(shard, (who, parts))| (who, self.write_shard(&shard, parts)));
+        let mut out: Vec<NcResult<()>> = vec![Ok(()); n];
+        for (who, r) in results {
+            for i in who {
+                out[i] = r;
+            }
+        }
+        out
     }
 }
 
@@ -384,6 +338,7 @@ fn coalesce(key: Key, mut ranges: Vec<(usize, u64, u64)>) -> Vec<Read> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::memory::MemoryStore;
 
     #[test]
     fn neighbours_merge() {
@@ -399,5 +354,53 @@ mod tests {
         // Overlapping and duplicate ranges stay whole.
         let r = coalesce(k, vec![(0, 0, 10), (1, 5, 10), (2, 0, 10)]);
         assert_eq!((r.len(), r[0].len), (1, 15));
+    }
+
+    fn source(store: &Arc<dyn Store>) -> Sharded {
+        Sharded::new(
+            store.clone(),
+            "v".into(),
+            KeyEncoding::V3Default {
+                separator: '/',
+                zero_d: false,
+            },
+            ShardLayout::standard(vec![4], vec![2]).unwrap(),
+            Arc::default(),
+            vec![6],
+        )
+    }
+
+    #[test]
+    fn chunks_live_in_shards() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let s = source(&store);
+        let mut buf = Vec::new();
+        assert_eq!(s.get_into(&[1], 100, &mut buf), Ok(false));
+        // Chunks 0 and 1 share shard c/0; chunk 2 is alone in the partial c/1.
+        assert_eq!(
+            s.put_many(vec![(&[0], b"ab".to_vec()), (&[2], b"ef".to_vec())]),
+            vec![Ok(()), Ok(())]
+        );
+        s.put(&[1], b"cd").unwrap();
+        let fresh = source(&store);
+        for (i, want) in [(0u64, b"ab"), (1, b"cd"), (2, b"ef")] {
+            assert_eq!(fresh.get_into(&[i], 100, &mut buf), Ok(true));
+            assert_eq!(buf, want);
+        }
+        assert_eq!(
+            fresh.get_into(&[0], 1, &mut buf),
+            Err(NcError::NcZarr),
+            "longer than allowed"
+        );
+        assert_eq!(store.list(&Key::new("v/c").unwrap()).unwrap(), vec!["0", "1"]);
+        let a = fresh.start_get_many(&[&[2], &[3], &[0]], 100).unwrap();
+        assert_eq!(a.take(0), Ok(Some(b"ef".to_vec())));
+        assert_eq!(a.take(1), Ok(None));
+        assert_eq!(a.take(2), Ok(Some(b"ab".to_vec())));
+        // A shard written whole is not read: a corrupt old one does not matter.
+        store.put(&Key::new("v/c/1").unwrap(), b"junk").unwrap();
+        assert_eq!(fresh.put(&[2], b"gh"), Ok(()));
+        assert_eq!(fresh.get_into(&[2], 100, &mut buf), Ok(true));
+        assert_eq!(buf, b"gh");
     }
 }

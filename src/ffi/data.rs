@@ -197,9 +197,13 @@ unsafe fn get_impl(
         if mt == NcType::String {
             let mut tmp: Vec<Option<Vec<u8>>> = alloc(req.total, None)?;
             engine::get_vars(ds, grp, varid, &req.start, &req.count, stride, MemOut::Str(&mut tmp))?;
+            // An element stored as all-zero bytes (an empty string, a NULL
+            // written, or a fill chunk netcdf-c wrote with the default fill "")
+            // reads as "": never a NULL pointer that strlen would crash on.
+            // (netcdf-c 4.10.1 returns NULL there; docs/differences.md.)
             let ptrs: Vec<*mut c_char> = tmp
                 .iter()
-                .map(|s| s.as_ref().map_or(std::ptr::null_mut(), |b| malloc_cstring(b)))
+                .map(|s| malloc_cstring(s.as_deref().unwrap_or_default()))
                 .collect();
             let extent = match &req.imap {
                 Some(m) => map_extent(&req.count, m)?,

@@ -6,7 +6,6 @@
 //! strings NUL-terminated, name buffers at least NC_MAX_NAME+1 bytes,
 //! out-parameters writable, arrays long enough for what the dataset holds.
 
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
@@ -98,11 +97,9 @@ pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
     status(|| handles::get(ncid).map(|_| ()))
 }
 
-static RC: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
-
-/// The value of an rc key set with `nc_rc_set` in this process, as a
-/// `malloc`'d copy the caller frees; NULL when unset. (This library reads no
-/// `.ncrc` files: its settings come from the URL and environment variables.)
+/// The value of an rc key (from the `.ncrc`/`.daprc`/`.dodsrc` files, or
+/// set with `nc_rc_set`), as a `malloc`'d copy the caller frees; NULL when
+/// unset, or when `NCRCENV_IGNORE` is set (`api::rc`).
 ///
 /// # Safety
 /// `key` is NULL or NUL-terminated.
@@ -113,15 +110,16 @@ pub unsafe extern "C" fn nc_rc_get(key: *const c_char) -> *mut c_char {
         let Ok(key) = (unsafe { cstr(key) }) else {
             return std::ptr::null_mut();
         };
-        let rc = RC.lock().unwrap_or_else(|p| p.into_inner());
-        match rc.as_ref().and_then(|m| m.get(key)) {
+        match crate::api::rc::get(key) {
             Some(v) => malloc_cstring(v.as_bytes()),
             None => std::ptr::null_mut(),
         }
     })
 }
 
-/// Set (or replace) an rc key for this process. NULL key or value: NC_EINVAL.
+/// Set (or replace) an rc key for this process. NULL key or value:
+/// NC_EINVAL. `ZARR.DIMENSION_SEPARATOR` applies to variables defined
+/// afterwards.
 ///
 /// # Safety
 /// `key` and `value` are NULL or NUL-terminated.
@@ -130,9 +128,6 @@ pub unsafe extern "C" fn nc_rc_set(key: *const c_char, value: *const c_char) -> 
     status(|| {
         // SAFETY: NULL or NUL-terminated.
         let (key, value) = unsafe { (cstr(key)?, cstr(value)?) };
-        let mut rc = RC.lock().unwrap_or_else(|p| p.into_inner());
-        rc.get_or_insert_with(HashMap::new)
-            .insert(key.to_owned(), value.to_owned());
-        Ok(())
+        crate::api::rc::set(key, value)
     })
 }

@@ -1,6 +1,7 @@
 //! Zarr v2 / v3 and NCZarr metadata: parsing and writing. Knows the `Store` trait only.
 pub mod dtype;
 pub mod json;
+pub mod markers;
 pub mod object;
 pub mod read;
 pub mod v3;

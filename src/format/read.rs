@@ -248,7 +248,7 @@ impl<'a> Meta<'a> {
             names.dedup();
             return Ok(names);
         }
-        self.store.list(&Key::new(grpkey)?)
+        Ok(self.store.list(&Key::new(grpkey)?)?)
     }
 }
 
@@ -310,7 +310,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         && f != 2
     {
         crate::nclog!(Level::Error, "{}: unsupported zarr_format {}", path, f);
-        return Err(NcError::NotNc);
+        return Err(NcError::NotBuilt);
     }
 
     // Find the superblock: 4.9.3+ in .zattrs, 4.9.1-2 in .zgroup, 4.9.0 upper case.

@@ -19,6 +19,22 @@ use crate::storage::Store;
 pub const DEFAULT_CACHE_SIZE: usize = 64 << 20;
 pub const DEFAULT_CACHE_NELEMS: usize = 1000;
 pub const DEFAULT_CACHE_PREEMPTION: f32 = 0.75;
+/// The chunk key separator of new variables: `.`, or `/` from the rc key
+/// `ZARR.DIMENSION_SEPARATOR` (set by `api::rc`).
+static DEFAULT_DIM_SEPARATOR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(b'.');
+
+/// Set the chunk key separator of variables defined from now on (`.` or `/`;
+/// anything else is `.`).
+pub fn set_default_dim_separator(sep: char) {
+    let b = if sep == '/' { b'/' } else { b'.' };
+    DEFAULT_DIM_SEPARATOR.store(b, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The chunk key separator of a variable defined now.
+pub fn default_dim_separator() -> char {
+    char::from(DEFAULT_DIM_SEPARATOR.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// The chunk-cache settings new variables start with (`nc_set_chunk_cache`).
 pub static CACHE_DEFAULTS: std::sync::Mutex<(usize, usize, f32)> =
     std::sync::Mutex::new((DEFAULT_CACHE_SIZE, DEFAULT_CACHE_NELEMS, DEFAULT_CACHE_PREEMPTION));
@@ -334,6 +350,7 @@ impl Var {
             type_size: k.elem_size,
             chunk_shape: k.chunk.iter().map(|&c| c as u64).collect(),
             little_endian: !self.big_endian,
+            last_dim_len: None,
         }
     }
 
@@ -669,6 +686,7 @@ impl Dataset {
         }
         let mut var = Var::new(name, ty, ds);
         var.no_fill = !self.fill_mode;
+        var.dim_separator = default_dim_separator();
         if self.flavor.v3 {
             // Zarr v3 as zarr-python writes it: `c/0/1` keys, strings as
             // the `string` data type (variable length).

@@ -1,7 +1,10 @@
 //! Quantization (`nc_def_var_quantize`): BitGroom, Granular BitRound and
 //! BitRound keep a given number of significant decimal digits (or bits) of
 //! float and double values and zero (or set) the rest, so that the values
-//! compress better. Applied to the values of a chunk as it is stored; the
+//! compress better. Applied, as netcdf-c's `nc4_convert_type` does, to the
+//! values of one write (`nc_put_vara` and kin) after their conversion to the
+//! variable's type and before they go into chunks: BitGroom shaves the
+//! values at even positions *of that write* and sets those at odd ones. The
 //! fill value, zeros and NaNs are left alone. The variable records the choice
 //! in an attribute, as netcdf-c does (`_QuantizeBitRoundNumberOfSignificantBits`, ...).
 #![forbid(unsafe_code)]
@@ -74,7 +77,9 @@ fn masks(mant: i32, keep: i32) -> Option<(u64, u64, u64)> {
 }
 
 /// Quantize native-endian float or double values in place (`nc_def_var_quantize`'s
-/// algorithms); values equal to `fill`, zeros and NaNs are kept.
+/// algorithms); values equal to `fill` (compared as numbers, as netcdf-c
+/// does), zeros and NaNs are kept. `data` holds the values of one write in
+/// the caller's order: BitGroom's choice of shave or set is by position in it.
 pub fn apply(mode: i32, nsd: i32, ty: NcType, data: &mut [u8], fill: &[u8]) {
     let (size, mant) = match ty {
         NcType::Float => (4, MANT_F32),
@@ -89,15 +94,18 @@ pub fn apply(mode: i32, nsd: i32, ty: NcType, data: &mut [u8], fill: &[u8]) {
         BITROUND => masks(mant, nsd),
         _ => None,
     };
-    let fillv = read(fill, size);
-    for (idx, c) in data.chunks_exact_mut(size).enumerate() {
-        let bits = read(c, size);
-        let val = if size == 4 {
+    let as_value = |bits: u64| {
+        if size == 4 {
             f64::from(f32::from_bits(bits as u32))
         } else {
             f64::from_bits(bits)
-        };
-        if bits == fillv || val == 0.0 || val.is_nan() {
+        }
+    };
+    let fillv = as_value(read(fill, size));
+    for (idx, c) in data.chunks_exact_mut(size).enumerate() {
+        let bits = read(c, size);
+        let val = as_value(bits);
+        if val == fillv || val == 0.0 || val.is_nan() {
             continue;
         }
         let new = match mode {
@@ -187,5 +195,21 @@ mod tests {
         assert_eq!(q(BITROUND, 23, x), x);
         assert_eq!(q(BITROUND, 3, 9.96921e36), 9.96921e36);
         assert!(q(BITROUND, 3, f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn bitgroom_alternates_by_position_in_the_write() {
+        // netcdf-c 4.10.1, nsd 3: -99 shaved at an even position (0xc2c60000),
+        // set at an odd one (0xc2c60fff).
+        let mut b = [-99f32, -99f32]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect::<Vec<u8>>();
+        apply(BITGROOM, 3, NcType::Float, &mut b, &9.96921e36f32.to_ne_bytes());
+        let w: Vec<u32> = b
+            .chunks_exact(4)
+            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(w, [0xc2c6_0000, 0xc2c6_0fff]);
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Everything on disk is treated as hostile input:
 //! - reads follow symbolic links but only ever read regular files: a FIFO,
-//!   socket or device where an object should be is an error (`NC_ENCZARR`),
+//!   socket or device where an object should be is `StoreError::Corrupt`,
 //!   found by `stat` before opening and opened non-blocking in any case, so a
 //!   FIFO never blocks us;
 //! - `get` compares the size with its limit before allocating anything and
@@ -26,32 +26,18 @@
 //!   and every directory whose entries changed is `fsync`ed here.
 //!
 //! Temporary files are named `.nczarr-tmp.<pid>.<n>`; `list` hides them and no
-//! key may have a segment starting with `.nczarr-tmp.` (`NC_EINVAL`).
+//! key may have a segment starting with `.nczarr-tmp.` (`StoreError::InvalidKey`).
 //!
 //! Deleting an object also removes the directories it leaves empty (up to the
 //! dataset root), so that `list` only shows directories leading to objects,
 //! as the other backends do.
 //!
-//! Errors from the operating system map to netCDF codes as follows (each with
-//! a log line naming the operation, the path and the system message):
-//!
-//! | errno | NcError | why |
-//! |---|---|---|
-//! | ENOENT, ENOTDIR on a read | `Ok(None)` / empty list | the object is absent |
-//! | EACCES, EPERM | `Auth` (-78) | what netcdf-c's zmap_file returns |
-//! | EROFS | `Perm` (-37) | "Write to read only" |
-//! | ENOSPC, EDQUOT, EFBIG | `CantWrite` (-103) | the write itself failed |
-//! | EIO | `Io` (-68) | |
-//! | ENOMEM | `NoMem` (-61) | |
-//! | EMFILE, ENFILE | `NFile` (-34) | "Too many files open" |
-//! | ENAMETOOLONG | `Inval` (-36) | key too long for this file system |
-//! | ELOOP | `NcZarr` (-137) | symbolic link loop in the tree |
-//! | EISDIR, ENOTDIR, EEXIST on a write | `Object` (-140) | a key is both an object and a prefix |
-//! | ENOTEMPTY | `CantRemove` (-91) | a directory could not be removed |
-//! | ENOENT on a write | `NoObject` (-141) | the dataset directory vanished |
-//! | anything else | `Io` (-68) | |
-//!
-//! Writing to a store opened read-only is `Perm` (-37) without any system call.
+//! System errors become [`StoreError`]s by the one table of
+//! [`StoreError::from_io`], each with a log line naming the operation, the
+//! path and the system message. A missing object (ENOENT, or ENOTDIR because
+//! a prefix of its path is a file) is `Ok(None)` or an empty listing, not an
+//! error. Writing to a store opened read-only is `StoreError::ReadOnly`
+//! without any system call.
 
 use std::collections::BTreeSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
@@ -61,16 +47,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
-use super::{Capabilities, Key, Store};
-use crate::error::{NcError, NcResult};
+use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 
 /// Names of our temporary files start with this.
 const TMP_PREFIX: &str = ".nczarr-tmp.";
-
-/// Objects whose presence at the root marks a directory as a Zarr dataset
-/// (`.nczarr` is NCZarr format 1, read by netcdf-c up to 4.9.2).
-const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
 
 /// How often `put` starts over when a concurrent delete removed the directory
 /// it was writing into.
@@ -101,36 +82,10 @@ pub struct FileStore {
     tree: RwLock<()>,
 }
 
-/// What an operation was doing, for the error log.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Read,
-    Write,
-    Delete,
-}
-
-/// Map a system error to a netCDF error and log it.
-fn io_error(op: Op, what: &str, path: &Path, e: &io::Error) -> NcError {
-    let err = match e.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => NcError::Auth,
-        Some(libc::EROFS) => NcError::Perm,
-        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => NcError::CantWrite,
-        Some(libc::EIO) => NcError::Io,
-        Some(libc::ENOMEM) => NcError::NoMem,
-        Some(libc::EMFILE | libc::ENFILE) => NcError::NFile,
-        Some(libc::ENAMETOOLONG) => NcError::Inval,
-        Some(libc::ELOOP) => NcError::NcZarr,
-        Some(libc::ENOTEMPTY) => NcError::CantRemove,
-        Some(libc::EISDIR | libc::ENOTDIR | libc::EEXIST) if op != Op::Read => NcError::Object,
-        Some(libc::ENOENT) if op != Op::Read => NcError::NoObject,
-        _ => match e.kind() {
-            ErrorKind::PermissionDenied => NcError::Auth,
-            ErrorKind::OutOfMemory => NcError::NoMem,
-            _ => NcError::Io,
-        },
-    };
+/// Log a system error of the operation `what` on `path` and give its kind.
+fn io_error(what: &str, path: &Path, e: &io::Error) -> StoreError {
     crate::nclog!(Level::Error, "file store: {} {}: {}", what, path.display(), e);
-    err
+    StoreError::from_io(e)
 }
 
 /// Whether a system error means "the object is not there": the file is
@@ -186,27 +141,27 @@ thread_local! {
 }
 
 /// Fill `buf` from `offset` of `file`; a file shorter than that was
-/// truncated while read (NC_ENCZARR).
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64, path: &Path) -> NcResult<()> {
+/// truncated while read (`StoreError::Corrupt`).
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64, path: &Path) -> StoreResult<()> {
     match file.read_exact_at(buf, offset) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
             crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
-            Err(NcError::NcZarr)
+            Err(StoreError::Corrupt)
         }
-        Err(e) => Err(io_error(Op::Read, "read", path, &e)),
+        Err(e) => Err(io_error("read", path, &e)),
     }
 }
 
 /// Fill consecutive parts (contiguous in the file from `offset`, `span`
 /// bytes in all) by one read into the thread's bounce buffer and a copy to
 /// each part.
-fn read_bounced(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, span: usize, path: &Path) -> NcResult<()> {
+fn read_bounced(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, span: usize, path: &Path) -> StoreResult<()> {
     BOUNCE.with(|cell| {
         let mut buf = cell.borrow_mut();
         if buf.len() < span {
             let grow = span - buf.len();
-            buf.try_reserve_exact(grow).map_err(|_| NcError::NoMem)?;
+            buf.try_reserve_exact(grow).map_err(|_| StoreError::OutOfMemory)?;
             buf.resize(span, 0);
         }
         let bytes = &mut buf[..span];
@@ -223,7 +178,7 @@ fn read_bounced(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, span: 
 
 /// Fill consecutive parts (contiguous in the file from `offset`) with one or
 /// more `preadv` calls, resuming after short reads.
-fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, path: &Path) -> NcResult<()> {
+fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64, path: &Path) -> StoreResult<()> {
     let mut first = 0usize; // first part not yet complete
     let mut done_in_first = 0usize; // bytes of it already read
     let mut pos = offset;
@@ -243,11 +198,11 @@ fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64,
         let n = match rustix::io::preadv(file, &mut iov, pos) {
             Ok(0) => {
                 crate::nclog!(Level::Error, "file store: {} was truncated while read", path.display());
-                return Err(NcError::NcZarr);
+                return Err(StoreError::Corrupt);
             }
             Ok(n) => n,
             Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(io_error(Op::Read, "preadv", path, &std::io::Error::from(e))),
+            Err(e) => return Err(io_error("preadv", path, &std::io::Error::from(e))),
         };
         drop(iov);
         pos += n as u64;
@@ -267,18 +222,18 @@ fn read_vectored_exact(file: &File, parts: &mut [(u64, &mut [u8])], offset: u64,
     Ok(())
 }
 
-fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
+fn open_regular(path: &Path) -> StoreResult<Option<(File, u64)>> {
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if is_absent(&e) => return Ok(None),
-        Err(e) => return Err(io_error(Op::Read, "stat", path, &e)),
+        Err(e) => return Err(io_error("stat", path, &e)),
     };
     if meta.is_dir() {
         return Ok(None);
     }
     if !meta.is_file() {
         crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
-        return Err(NcError::NcZarr);
+        return Err(StoreError::Corrupt);
     }
     let file = match OpenOptions::new()
         .read(true)
@@ -287,45 +242,39 @@ fn open_regular(path: &Path) -> NcResult<Option<(File, u64)>> {
     {
         Ok(f) => f,
         Err(e) if is_absent(&e) => return Ok(None),
-        Err(e) => return Err(io_error(Op::Read, "open", path, &e)),
+        Err(e) => return Err(io_error("open", path, &e)),
     };
-    let meta = file.metadata().map_err(|e| io_error(Op::Read, "fstat", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("fstat", path, &e))?;
     if meta.is_dir() {
         return Ok(None);
     }
     if !meta.is_file() {
         crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
-        return Err(NcError::NcZarr);
+        return Err(StoreError::Corrupt);
     }
     Ok(Some((file, meta.len())))
 }
 
-/// A zeroed buffer of `len` bytes, or `NC_ENOMEM` instead of an abort.
-fn alloc_buffer(len: u64) -> NcResult<Vec<u8>> {
-    let n = usize::try_from(len).map_err(|_| NcError::NoMem)?;
+/// A zeroed buffer of `len` bytes, or `StoreError::OutOfMemory` instead of an abort.
+fn alloc_buffer(len: u64) -> StoreResult<Vec<u8>> {
+    let n = usize::try_from(len).map_err(|_| StoreError::OutOfMemory)?;
     let mut buf = Vec::new();
     if buf.try_reserve_exact(n).is_err() {
         crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", n);
-        return Err(NcError::NoMem);
+        return Err(StoreError::OutOfMemory);
     }
     buf.resize(n, 0);
     Ok(buf)
 }
 
 /// Whether the directory `dir` has no entries.
-fn dir_is_empty(dir: &Path) -> NcResult<bool> {
-    let mut it = fs::read_dir(dir).map_err(|e| io_error(Op::Read, "read directory", dir, &e))?;
+fn dir_is_empty(dir: &Path) -> StoreResult<bool> {
+    let mut it = fs::read_dir(dir).map_err(|e| io_error("read directory", dir, &e))?;
     match it.next() {
         None => Ok(true),
         Some(Ok(_)) => Ok(false),
-        Some(Err(e)) => Err(io_error(Op::Read, "read directory", dir, &e)),
+        Some(Err(e)) => Err(io_error("read directory", dir, &e)),
     }
-}
-
-/// Whether `dir` holds Zarr metadata at its root (any kind of entry counts:
-/// we only decide whether the tree is ours to replace).
-fn looks_like_zarr(dir: &Path) -> bool {
-    ZARR_MARKERS.iter().any(|m| fs::symlink_metadata(dir.join(m)).is_ok())
 }
 
 /// How deep a tree `clear_dir` and `remove_tree` remove (deeper is an error:
@@ -439,55 +388,55 @@ fn remove_at<P: rustix::path::Arg + Copy>(
 impl FileStore {
     /// Open an existing dataset directory (links are followed).
     ///
-    /// Not found is `NC_ENOOBJECT` (what netcdf-c 4.10.1 returns for a missing
-    /// `file://` dataset); something that is not a directory is `NC_ENOTNC`.
-    pub fn open(root: &Path, writable: bool) -> NcResult<FileStore> {
+    /// Not found is `StoreError::NotFound`; something that is not a
+    /// directory is `StoreError::NotAContainer`.
+    pub fn open(root: &Path, writable: bool) -> StoreResult<FileStore> {
         match fs::metadata(root) {
             Ok(m) if m.is_dir() => Ok(FileStore::new(root, writable)),
             Ok(_) => {
                 crate::nclog!(Level::Error, "file store: {} is not a directory", root.display());
-                Err(NcError::NotNc)
+                Err(StoreError::NotAContainer)
             }
             Err(e) if is_absent(&e) => {
                 crate::nclog!(Level::Error, "file store: {} not found", root.display());
-                Err(NcError::NoObject)
+                Err(StoreError::NotFound)
             }
-            Err(e) => Err(io_error(Op::Read, "open dataset", root, &e)),
+            Err(e) => Err(io_error("open dataset", root, &e)),
         }
     }
 
     /// Create a dataset directory (and any missing parent directories).
     ///
-    /// If `root` exists: with `noclobber` it is `NC_EEXIST`. Otherwise it is
-    /// replaced only when it is an empty directory, a regular file, a symbolic
-    /// link (the link itself is removed), or a directory that looks like a
-    /// Zarr dataset (has `.zgroup`, `.zarray`, `.zattrs`, `.zmetadata`,
-    /// `zarr.json` or `.nczarr` at its root); anything else, notably a
-    /// non-empty directory of other data, is `NC_EEXIST` and left untouched.
-    /// Replacing removes the old tree without following links inside it.
-    pub fn create(root: &Path, noclobber: bool) -> NcResult<FileStore> {
+    /// If `root` exists: with `Replace::Never` it is `AlreadyExists`.
+    /// Otherwise a regular file or a symbolic link there is removed (the link
+    /// itself), an empty directory is reused, and a non-empty directory is
+    /// emptied when `replace` recognises the names at its root (as `list`
+    /// shows them); anything else, notably a directory of other data, is
+    /// `AlreadyExists` and left untouched. Emptying removes the old tree
+    /// without following links inside it.
+    pub fn create(root: &Path, replace: Replace<'_>) -> StoreResult<FileStore> {
         match fs::symlink_metadata(root) {
             Ok(meta) => {
-                if noclobber {
+                if matches!(replace, Replace::Never) {
                     crate::nclog!(Level::Error, "file store: {} exists (NC_NOCLOBBER)", root.display());
-                    return Err(NcError::Exist);
+                    return Err(StoreError::AlreadyExists);
                 }
                 let ft = meta.file_type();
                 if ft.is_symlink() || ft.is_file() {
-                    fs::remove_file(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                    fs::remove_file(root).map_err(|e| io_error("remove old dataset", root, &e))?;
                 } else if ft.is_dir() {
                     if dir_is_empty(root)? {
                         // Reuse it as it is.
-                    } else if looks_like_zarr(root) {
+                    } else if replace.allows(&FileStore::new(root, false).list(&Key::root())?) {
                         // Emptied (the directory itself is reused).
-                        clear_dir(root).map_err(|e| io_error(Op::Delete, "remove old dataset", root, &e))?;
+                        clear_dir(root).map_err(|e| io_error("remove old dataset", root, &e))?;
                     } else {
                         crate::nclog!(
                             Level::Error,
-                            "file store: {} is a non-empty directory that is not a Zarr dataset; not replacing it",
+                            "file store: {} is a non-empty directory that is not a dataset to replace; not replacing it",
                             root.display()
                         );
-                        return Err(NcError::Exist);
+                        return Err(StoreError::AlreadyExists);
                     }
                 } else {
                     crate::nclog!(
@@ -495,11 +444,11 @@ impl FileStore {
                         "file store: {} exists and is not a file or directory; not replacing it",
                         root.display()
                     );
-                    return Err(NcError::Exist);
+                    return Err(StoreError::AlreadyExists);
                 }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
+            Err(e) => return Err(io_error("stat", root, &e)),
         }
         match DirBuilder::new().recursive(true).mode(DIR_MODE).create(root) {
             Ok(()) => {}
@@ -510,18 +459,18 @@ impl FileStore {
                     "file store: {} exists and is not a directory",
                     root.display()
                 );
-                return Err(NcError::Exist);
+                return Err(StoreError::AlreadyExists);
             }
-            Err(e) => return Err(io_error(Op::Write, "create dataset directory", root, &e)),
+            Err(e) => return Err(io_error("create dataset directory", root, &e)),
         }
         // A concurrent creator could have put a link to something else there.
         match fs::metadata(root) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
                 crate::nclog!(Level::Error, "file store: {} is not a directory", root.display());
-                return Err(NcError::Exist);
+                return Err(StoreError::AlreadyExists);
             }
-            Err(e) => return Err(io_error(Op::Write, "stat", root, &e)),
+            Err(e) => return Err(io_error("stat", root, &e)),
         }
         let store = FileStore::new(root, true);
         store.mark_dirty(root);
@@ -551,7 +500,7 @@ impl FileStore {
     }
 
     /// The path of a key; keys naming our temporary files are refused.
-    fn path_of(&self, key: &Key) -> NcResult<PathBuf> {
+    fn path_of(&self, key: &Key) -> StoreResult<PathBuf> {
         let mut p = self.root.clone();
         for seg in key.segments() {
             if is_tmp_name(seg) {
@@ -561,19 +510,19 @@ impl FileStore {
                     key.as_str(),
                     TMP_PREFIX
                 );
-                return Err(NcError::Inval);
+                return Err(StoreError::InvalidKey);
             }
             p.push(seg);
         }
         Ok(p)
     }
 
-    fn check_writable(&self) -> NcResult<()> {
+    fn check_writable(&self) -> StoreResult<()> {
         if self.writable {
             Ok(())
         } else {
             crate::nclog!(Level::Error, "file store: {} is read-only", self.root.display());
-            Err(NcError::Perm)
+            Err(StoreError::ReadOnly)
         }
     }
 
@@ -596,11 +545,11 @@ impl FileStore {
     /// Create the directories leading to `path` (below the root), one level at
     /// a time so that each new directory's parent is recorded for `flush`.
     /// Starts over when a concurrent delete removes a level just made.
-    fn make_parents(&self, path: &Path) -> NcResult<()> {
+    fn make_parents(&self, path: &Path) -> StoreResult<()> {
         let Some(parent) = path.parent() else {
             return Ok(());
         };
-        let rel = parent.strip_prefix(&self.root).map_err(|_| NcError::Internal)?;
+        let rel = parent.strip_prefix(&self.root).map_err(|_| StoreError::Internal)?;
         let mut attempt = 0;
         'again: loop {
             // Usually only the last level is missing (a new variable's
@@ -620,13 +569,13 @@ impl FileStore {
                             "file store: {} is an object, not a directory",
                             cur.display()
                         );
-                        return Err(NcError::Object);
+                        return Err(StoreError::ObjectAndPrefix);
                     }
                     Err(e) if e.kind() == ErrorKind::NotFound && attempt < PUT_RETRIES => {
                         attempt += 1;
                         continue 'again;
                     }
-                    Err(e) => return Err(io_error(Op::Write, "create directory", &cur, &e)),
+                    Err(e) => return Err(io_error("create directory", &cur, &e)),
                 }
             }
             return Ok(());
@@ -716,12 +665,12 @@ impl FileStore {
 }
 
 impl Store for FileStore {
-    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         Ok(self.get_into(key, max_len, &mut buf)?.then_some(buf))
     }
 
-    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
         let path = self.path_of(key)?;
         let Some((file, size)) = open_regular(&path)? else {
             return Ok(false);
@@ -734,19 +683,17 @@ impl Store for FileStore {
                 size,
                 max_len
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         buf.clear();
-        let cap = usize::try_from(size).map_err(|_| NcError::NoMem)?;
+        let cap = usize::try_from(size).map_err(|_| StoreError::OutOfMemory)?;
         if buf.try_reserve_exact(cap).is_err() {
             crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", cap);
-            return Err(NcError::NoMem);
+            return Err(StoreError::OutOfMemory);
         }
         // Read at most one byte more than allowed: the file may have grown.
         let mut limited = file.take(max_len.saturating_add(1));
-        limited
-            .read_to_end(buf)
-            .map_err(|e| io_error(Op::Read, "read", &path, &e))?;
+        limited.read_to_end(buf).map_err(|e| io_error("read", &path, &e))?;
         if buf.len() as u64 > max_len {
             crate::nclog!(
                 Level::Error,
@@ -754,12 +701,12 @@ impl Store for FileStore {
                 path.display(),
                 max_len
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         Ok(true)
     }
 
-    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
         let path = self.path_of(key)?;
         let Some((file, size)) = open_regular(&path)? else {
             return Ok(None);
@@ -774,14 +721,14 @@ impl Store for FileStore {
                 path.display(),
                 size
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         let mut buf = alloc_buffer(len)?;
         read_exact_at(&file, &mut buf, offset, &path)?;
         Ok(Some(buf))
     }
 
-    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
         let path = self.path_of(key)?;
         let Some((file, size)) = open_regular(&path)? else {
             return Ok(false);
@@ -821,32 +768,32 @@ impl Store for FileStore {
         Ok(true)
     }
 
-    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+    fn len(&self, key: &Key) -> StoreResult<Option<u64>> {
         let path = self.path_of(key)?;
         match fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Some(m.len())),
             Ok(m) if m.is_dir() => Ok(None),
             Ok(_) => {
                 crate::nclog!(Level::Error, "file store: {} is not a regular file", path.display());
-                Err(NcError::NcZarr)
+                Err(StoreError::Corrupt)
             }
             Err(e) if is_absent(&e) => Ok(None),
-            Err(e) => Err(io_error(Op::Read, "stat", &path, &e)),
+            Err(e) => Err(io_error("stat", &path, &e)),
         }
     }
 
-    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+    fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
         self.put_parts(key, &[data])
     }
 
-    fn put_parts(&self, key: &Key, data: &[&[u8]]) -> NcResult<()> {
+    fn put_parts(&self, key: &Key, data: &[&[u8]]) -> StoreResult<()> {
         self.check_writable()?;
         if key.is_root() {
             crate::nclog!(Level::Error, "file store: cannot write an object at the root key");
-            return Err(NcError::Inval);
+            return Err(StoreError::InvalidKey);
         }
         let path = self.path_of(key)?;
-        let dir = path.parent().ok_or(NcError::Internal)?;
+        let dir = path.parent().ok_or(StoreError::Internal)?;
         let tmp = match FileStore::write_temp(dir, data) {
             Ok(tmp) => tmp,
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -854,32 +801,31 @@ impl Store for FileStore {
                 // while no delete can prune it.
                 let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
                 self.make_parents(&path)?;
-                FileStore::write_temp(dir, data).map_err(|e| io_error(Op::Write, "write", &path, &e))?
+                FileStore::write_temp(dir, data).map_err(|e| io_error("write", &path, &e))?
             }
-            Err(e) => return Err(io_error(Op::Write, "write", &path, &e)),
+            Err(e) => return Err(io_error("write", &path, &e)),
         };
         if let Err(e) = fs::rename(&tmp, &path) {
             let _ = fs::remove_file(&tmp);
-            return Err(io_error(Op::Write, "rename into", &path, &e));
+            return Err(io_error("rename into", &path, &e));
         }
         self.mark_dirty(dir);
         Ok(())
     }
 
-    fn delete(&self, key: &Key) -> NcResult<()> {
+    fn delete(&self, key: &Key) -> StoreResult<()> {
         self.check_writable()?;
         let path = self.path_of(key)?;
         if key.is_root() {
             // Everything under the root (a link as the root is followed, as
             // opening the dataset does); the walk of `clear_dir`.
-            let root = open_dir_following(&path).map_err(|e| io_error(Op::Delete, "read directory", &path, &e))?;
+            let root = open_dir_following(&path).map_err(|e| io_error("read directory", &path, &e))?;
             let Some(root) = root else { return Ok(()) };
-            crate::runtime::pool::on_pool(|| clear_at(&root, 0))
-                .map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
+            crate::runtime::pool::on_pool(|| clear_at(&root, 0)).map_err(|e| io_error("remove", &path, &e))?;
             self.mark_dirty(&path);
             return Ok(());
         }
-        remove_tree(&path).map_err(|e| io_error(Op::Delete, "remove", &path, &e))?;
+        remove_tree(&path).map_err(|e| io_error("remove", &path, &e))?;
         if let Some(dir) = path.parent() {
             self.mark_dirty(dir);
         }
@@ -887,25 +833,25 @@ impl Store for FileStore {
         Ok(())
     }
 
-    fn destroy(&self) -> NcResult<()> {
+    fn destroy(&self) -> StoreResult<()> {
         self.delete(&Key::root())?;
         match fs::remove_dir(&self.root) {
             Ok(()) => Ok(()),
             Err(e) if is_absent(&e) => Ok(()),
-            Err(e) => Err(io_error(Op::Delete, "remove", &self.root, &e)),
+            Err(e) => Err(io_error("remove", &self.root, &e)),
         }
     }
 
-    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+    fn list(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         let path = self.path_of(prefix)?;
         let entries = match fs::read_dir(&path) {
             Ok(it) => it,
             Err(e) if is_absent(&e) => return Ok(Vec::new()),
-            Err(e) => return Err(io_error(Op::Read, "read directory", &path, &e)),
+            Err(e) => return Err(io_error("read directory", &path, &e)),
         };
         let mut names = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|e| io_error(Op::Read, "read directory", &path, &e))?;
+            let entry = entry.map_err(|e| io_error("read directory", &path, &e))?;
             let os_name = entry.file_name();
             let Some(name) = os_name.to_str() else {
                 crate::nclog!(
@@ -946,7 +892,7 @@ impl Store for FileStore {
         Ok(names)
     }
 
-    fn flush(&self) -> NcResult<()> {
+    fn flush(&self) -> StoreResult<()> {
         #[cfg(target_os = "linux")]
         if self.dirty.swap(false, Ordering::AcqRel) {
             // One syncfs makes every file and directory written since the
@@ -961,7 +907,7 @@ impl Store for FileStore {
             };
             return synced.map_err(|e| {
                 self.dirty.store(true, Ordering::Release);
-                io_error(Op::Write, "syncfs", &self.root, &e)
+                io_error("syncfs", &self.root, &e)
             });
         }
         let dirs = {
@@ -981,7 +927,7 @@ impl Store for FileStore {
                 let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
                 set.insert(dir.clone());
                 set.extend(pending);
-                return Err(io_error(Op::Write, "fsync directory", &dir, &e));
+                return Err(io_error("fsync directory", &dir, &e));
             }
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! In-memory store: a sorted map from key to immutable bytes.
 //!
 //! Same semantics as the file store: a key cannot be both an object and a
-//! prefix of another object (`NC_EOBJECT`), the root key holds no object,
+//! prefix of another object (`StoreError::ObjectAndPrefix`), the root key holds no object,
 //! `list` shows the immediate children (objects and prefixes that lead to
 //! objects). Objects are shared `Arc<[u8]>`, so a reader copies out of a
 //! snapshot and always sees one whole version of an object.
@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::{Capabilities, Key, Store};
-use crate::error::{NcError, NcResult};
+use super::{Capabilities, Key, Store, StoreError, StoreResult};
 use crate::log::Level;
 
 /// A dataset held in memory; nothing is ever durable.
@@ -28,12 +27,12 @@ impl std::fmt::Debug for MemoryStore {
     }
 }
 
-/// A copy of `data`, or `NC_ENOMEM` instead of an abort.
-fn copy_out(data: &[u8]) -> NcResult<Vec<u8>> {
+/// A copy of `data`, or `StoreError::OutOfMemory` instead of an abort.
+fn copy_out(data: &[u8]) -> StoreResult<Vec<u8>> {
     let mut v = Vec::new();
     if v.try_reserve_exact(data.len()).is_err() {
         crate::nclog!(Level::Error, "memory store: cannot allocate {} bytes", data.len());
-        return Err(NcError::NoMem);
+        return Err(StoreError::OutOfMemory);
     }
     v.extend_from_slice(data);
     Ok(v)
@@ -50,22 +49,22 @@ impl MemoryStore {
         MemoryStore::default()
     }
 
-    fn read(&self) -> NcResult<RwLockReadGuard<'_, BTreeMap<String, Arc<[u8]>>>> {
+    fn read(&self) -> StoreResult<RwLockReadGuard<'_, BTreeMap<String, Arc<[u8]>>>> {
         self.objects.read().map_err(|_| {
             crate::nclog!(Level::Error, "memory store: lock poisoned");
-            NcError::Internal
+            StoreError::Internal
         })
     }
 
-    fn write(&self) -> NcResult<RwLockWriteGuard<'_, BTreeMap<String, Arc<[u8]>>>> {
+    fn write(&self) -> StoreResult<RwLockWriteGuard<'_, BTreeMap<String, Arc<[u8]>>>> {
         self.objects.write().map_err(|_| {
             crate::nclog!(Level::Error, "memory store: lock poisoned");
-            NcError::Internal
+            StoreError::Internal
         })
     }
 
     /// The object at `key`, shared (cheap: no copy under the lock).
-    fn object(&self, key: &Key) -> NcResult<Option<Arc<[u8]>>> {
+    fn object(&self, key: &Key) -> StoreResult<Option<Arc<[u8]>>> {
         Ok(self.read()?.get(key.as_str()).cloned())
     }
 }
@@ -79,7 +78,7 @@ fn has_children(map: &BTreeMap<String, Arc<[u8]>>, dir: &str) -> bool {
 }
 
 impl Store for MemoryStore {
-    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>> {
         let Some(data) = self.object(key)? else {
             return Ok(None);
         };
@@ -91,12 +90,12 @@ impl Store for MemoryStore {
                 data.len(),
                 max_len
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         copy_out(&data).map(Some)
     }
 
-    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
         let Some(data) = self.object(key)? else {
             return Ok(None);
         };
@@ -115,19 +114,19 @@ impl Store for MemoryStore {
                     key.as_str(),
                     data.len()
                 );
-                Err(NcError::NcZarr)
+                Err(StoreError::Corrupt)
             }
         }
     }
 
-    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+    fn len(&self, key: &Key) -> StoreResult<Option<u64>> {
         Ok(self.object(key)?.map(|d| d.len() as u64))
     }
 
-    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+    fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
         if key.is_root() {
             crate::nclog!(Level::Error, "memory store: cannot write an object at the root key");
-            return Err(NcError::Inval);
+            return Err(StoreError::InvalidKey);
         }
         // Copy before taking the lock.
         let value: Arc<[u8]> = Arc::from(data);
@@ -145,13 +144,13 @@ impl Store for MemoryStore {
                 "memory store: {:?} would be both an object and a prefix",
                 k
             );
-            return Err(NcError::Object);
+            return Err(StoreError::ObjectAndPrefix);
         }
         map.insert(k.to_string(), value);
         Ok(())
     }
 
-    fn delete(&self, key: &Key) -> NcResult<()> {
+    fn delete(&self, key: &Key) -> StoreResult<()> {
         let mut map = self.write()?;
         if key.is_root() {
             map.clear();
@@ -171,7 +170,7 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+    fn list(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         let map = self.read()?;
         let lo = if prefix.is_root() {
             String::new()
@@ -209,7 +208,7 @@ impl Store for MemoryStore {
         Ok(names)
     }
 
-    fn flush(&self) -> NcResult<()> {
+    fn flush(&self) -> StoreResult<()> {
         Ok(())
     }
 

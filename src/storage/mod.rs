@@ -1,19 +1,23 @@
 //! Object storage behind a dataset. Knows nothing of netCDF or Zarr: a store
 //! maps validated keys (`a/b/.zarray`, `v/0.1`) to byte objects.
 //!
-//! A missing object is `Ok(None)`, never an error. Every backend passes the one
-//! conformance suite in `tests/storage_conformance.rs`.
+//! A missing object is `Ok(None)`, never an error. Errors are [`StoreError`]s,
+//! a few kinds shared by every backend (`crate::error` maps them to netCDF
+//! errors). Which objects make a dataset, and so what `create` may replace,
+//! is decided above this layer and passed in as a [`Replace`]. Every backend
+//! passes the one conformance suite in `tests/storage_conformance.rs`.
 #![forbid(unsafe_code)]
 
+pub mod error;
 pub mod file;
 pub mod memory;
 pub mod s3;
 pub mod zip;
 
-use crate::error::{NcError, NcResult};
+pub use error::{StoreError, StoreResult};
 
 /// One fetched object: its bytes, or None when absent.
-pub type Fetched = NcResult<Option<Vec<u8>>>;
+pub type Fetched = StoreResult<Option<Vec<u8>>>;
 
 /// The objects of a `Store::start_get_many`, as they arrive: each is taken
 /// once, by whoever needs it, waiting until it is there.
@@ -48,7 +52,7 @@ impl Arrivals {
     }
 
     /// Every object not delivered yet fails with `e` (the fetcher stopped).
-    pub fn fail_pending(&self, e: NcError) {
+    pub fn fail_pending(&self, e: StoreError) {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         for s in slots.iter_mut() {
             if matches!(s, Slot::Pending) {
@@ -81,13 +85,13 @@ impl Arrivals {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             match slots.get_mut(i) {
-                None | Some(Slot::Taken) => return Err(NcError::Internal),
+                None | Some(Slot::Taken) => return Err(StoreError::Internal),
                 Some(Slot::Pending) => {
                     slots = self.ready.wait(slots).unwrap_or_else(|p| p.into_inner());
                 }
                 Some(s @ Slot::Ready(_)) => {
                     let Slot::Ready(r) = std::mem::replace(s, Slot::Taken) else {
-                        return Err(NcError::Internal);
+                        return Err(StoreError::Internal);
                     };
                     return r;
                 }
@@ -110,7 +114,7 @@ impl Key {
     }
 
     /// Validate a key (leading '/' tolerated and dropped).
-    pub fn new(s: &str) -> NcResult<Key> {
+    pub fn new(s: &str) -> StoreResult<Key> {
         let s = s.strip_prefix('/').unwrap_or(s);
         if s.is_empty() {
             return Ok(Key::root());
@@ -118,14 +122,14 @@ impl Key {
         for seg in s.split('/') {
             if seg.is_empty() || seg == "." || seg == ".." || seg.contains(['\0', '\\']) {
                 crate::nclog!(crate::log::Level::Error, "invalid storage key {:?}", s);
-                return Err(NcError::Inval);
+                return Err(StoreError::InvalidKey);
             }
         }
         Ok(Key(s.to_string()))
     }
 
     /// This key with one more segment (validated).
-    pub fn join(&self, seg: &str) -> NcResult<Key> {
+    pub fn join(&self, seg: &str) -> StoreResult<Key> {
         if self.0.is_empty() {
             Key::new(seg)
         } else {
@@ -146,6 +150,40 @@ impl Key {
     }
 }
 
+/// What creating a dataset does when something is already at its place (a
+/// directory, an archive, objects below a key prefix).
+#[derive(Clone, Copy)]
+pub enum Replace<'a> {
+    /// Nothing is replaced: `StoreError::AlreadyExists` (NC_NOCLOBBER).
+    Never,
+    /// What is there is replaced when the caller recognises it: the
+    /// function gets the names at its root (as `Store::list` gives them) and
+    /// says whether it may be destroyed. Otherwise `StoreError::AlreadyExists`
+    /// and it is left untouched. (Each backend documents what it replaces
+    /// without asking: an empty directory, a plain file or a link where a
+    /// directory dataset goes, an archive file.)
+    IfRoot(&'a dyn Fn(&[String]) -> bool),
+}
+
+impl std::fmt::Debug for Replace<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Replace::Never => f.write_str("Replace::Never"),
+            Replace::IfRoot(_) => f.write_str("Replace::IfRoot(..)"),
+        }
+    }
+}
+
+impl Replace<'_> {
+    /// Whether an existing container whose root holds `names` may go.
+    pub fn allows(&self, names: &[String]) -> bool {
+        match self {
+            Replace::Never => false,
+            Replace::IfRoot(ours) => ours(names),
+        }
+    }
+}
+
 /// What a backend can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -159,12 +197,12 @@ pub struct Capabilities {
 /// writes chunks from several threads at once.
 pub trait Store: Send + Sync + std::fmt::Debug {
     /// The whole object, or None when absent. An object larger than `max_len`
-    /// is an error (`NC_ENCZARR`) and is never read into memory.
-    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>>;
+    /// is `StoreError::Corrupt` and is never read into memory.
+    fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>>;
 
     /// Like `get`, but into `buf` (cleared first), reusing its memory.
     /// Returns false when the object is absent.
-    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
         match self.get(key, max_len)? {
             Some(b) => {
                 *buf = b;
@@ -175,16 +213,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     }
 
     /// `len` bytes from `offset`, or None when the object is absent. A range
-    /// past the end of the object is `NC_ENCZARR` (a truncated object).
-    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>>;
+    /// past the end of the object is `StoreError::Corrupt` (a truncated object).
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>>;
 
     /// Read parts of an object straight into caller memory: each part is
     /// (offset in the object, destination), parts do not overlap. The object
     /// must be exactly `expect_len` bytes long (an uncompressed chunk), else
-    /// `NC_ENCZARR`. Returns false when the object is absent (nothing written).
+    /// `StoreError::Corrupt`. Returns false when the object is absent (nothing written).
     /// By default: one whole `get`, then copies; backends that can read ranges
     /// in place (files: `preadv`) do better.
-    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
         let Some(obj) = self.get(key, expect_len)? else {
             return Ok(false);
         };
@@ -193,21 +231,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     }
 
     /// Size of an object, or None when absent.
-    fn len(&self, key: &Key) -> NcResult<Option<u64>>;
+    fn len(&self, key: &Key) -> StoreResult<Option<u64>>;
 
     /// Write an object, replacing any previous one atomically: a reader sees
     /// the old or the new content, never a mixture, and a crash leaves one of the two.
-    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()>;
+    fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()>;
 
     /// Write an object given as parts to concatenate (a chunk gathered from
     /// caller memory), with `put`'s atomicity. By default: joined, then `put`.
-    fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> NcResult<()> {
+    fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
         let total = parts
             .iter()
             .try_fold(0usize, |a, p| a.checked_add(p.len()))
-            .ok_or(NcError::NoMem)?;
+            .ok_or(StoreError::OutOfMemory)?;
         let mut joined = Vec::new();
-        joined.try_reserve_exact(total).map_err(|_| NcError::NoMem)?;
+        joined.try_reserve_exact(total).map_err(|_| StoreError::OutOfMemory)?;
         for p in parts {
             joined.extend_from_slice(p);
         }
@@ -215,11 +253,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     }
 
     /// Delete an object, or every object below `key` when it is a prefix. Absent is fine.
-    fn delete(&self, key: &Key) -> NcResult<()>;
+    fn delete(&self, key: &Key) -> StoreResult<()>;
 
     /// Names of the immediate children of `prefix` (one segment each, sorted):
     /// objects and "directories" that lead to objects.
-    fn list(&self, prefix: &Key) -> NcResult<Vec<String>>;
+    fn list(&self, prefix: &Key) -> StoreResult<Vec<String>>;
 
     /// Whether `get_many`/`put_many` are faster than `get`/`put` called from
     /// a few threads (a backend with network round trips that it overlaps: S3).
@@ -230,7 +268,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Several whole objects (each with its size limit), in order; by
     /// default one after the other. Backends whose `concurrent_requests` is true
     /// issue the requests concurrently.
-    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<StoreResult<Option<Vec<u8>>>> {
         keys.iter().map(|(k, max)| self.get(k, *max)).collect()
     }
 
@@ -247,24 +285,24 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// Write several objects, as `put` each; one result per object, in order.
     /// Backends whose `concurrent_requests` is true issue them concurrently.
-    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
         objs.iter().map(|(k, b)| self.put(k, b)).collect()
     }
 
     /// Make everything written so far durable (survives a kill -9 and a crash).
-    fn flush(&self) -> NcResult<()>;
+    fn flush(&self) -> StoreResult<()>;
 
     fn capabilities(&self) -> Capabilities;
 
     /// Remove the whole dataset, container included (nc_abort of a dataset
     /// this handle created). By default: delete every object.
-    fn destroy(&self) -> NcResult<()> {
+    fn destroy(&self) -> StoreResult<()> {
         self.delete(&Key::root())
     }
 }
 
 /// Check that `obj` is `expect_len` bytes and that every part lies inside it.
-pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8])]) -> NcResult<()> {
+pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8])]) -> StoreResult<()> {
     if len != expect_len {
         crate::nclog!(
             crate::log::Level::Error,
@@ -273,18 +311,18 @@ pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8
             len,
             expect_len
         );
-        return Err(NcError::NcZarr);
+        return Err(StoreError::Corrupt);
     }
     for (off, dst) in parts.iter() {
         if off.checked_add(dst.len() as u64).is_none_or(|end| end > len) {
-            return Err(NcError::Internal);
+            return Err(StoreError::Internal);
         }
     }
     Ok(())
 }
 
 /// `read_parts` over an object already in memory.
-pub fn copy_parts(key: &Key, obj: &[u8], expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<()> {
+pub fn copy_parts(key: &Key, obj: &[u8], expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<()> {
     check_parts(key, obj.len() as u64, expect_len, parts)?;
     for (off, dst) in parts.iter_mut() {
         let o = *off as usize;
@@ -295,10 +333,10 @@ pub fn copy_parts(key: &Key, obj: &[u8], expect_len: u64, parts: &mut [(u64, &mu
 
 /// Move every object below `from` to the same relative key below `to`
 /// (copy, then delete the originals). Used for renames.
-pub fn move_tree(store: &dyn Store, from: &Key, to: &Key) -> NcResult<()> {
-    fn walk(store: &dyn Store, from: &Key, to: &Key, depth: usize) -> NcResult<()> {
+pub fn move_tree(store: &dyn Store, from: &Key, to: &Key) -> StoreResult<()> {
+    fn walk(store: &dyn Store, from: &Key, to: &Key, depth: usize) -> StoreResult<()> {
         if depth > 64 {
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         if let Some(b) = store.get(from, u64::MAX)? {
             store.put(to, &b)?;

@@ -33,7 +33,7 @@
 //!   doubling to 5 s, at most `NCZARR_S3_RETRIES` times and within
 //!   `NCZARR_S3_RETRY_TIMEOUT` seconds); each request has a deadline of
 //!   `NCZARR_S3_TIMEOUT` seconds. When retries run out the error is
-//!   `NC_ES3` and the log (`NCLOGGING=1`) shows the server's message.
+//!   `StoreError::Remote` (NC_ES3) and the log (`NCLOGGING=1`) shows the server's message.
 //!   Credentials never appear in a log line or an error.
 //!
 //! Deliberate difference from the file and memory stores: S3 lets a key be
@@ -58,13 +58,9 @@ use object_store::{
 };
 use tokio::sync::Semaphore;
 
-use super::{Capabilities, Key, Store};
-use crate::error::{NcError, NcResult};
+use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 pub use config::{Environment, S3Config};
-
-/// Objects whose presence at the dataset root marks a Zarr dataset.
-const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
 
 /// The library's private runtime, with the process that made it.
 static RUNTIME: Mutex<Option<(u32, Arc<tokio::runtime::Runtime>)>> = Mutex::new(None);
@@ -72,8 +68,8 @@ static RUNTIME: Mutex<Option<(u32, Arc<tokio::runtime::Runtime>)>> = Mutex::new(
 /// The runtime, made on first use. A child made by `fork` has none of its
 /// parent's threads, so it gets a runtime of its own (the parent's is left
 /// alone: dropping it would wait for threads that do not exist here).
-fn runtime() -> NcResult<Arc<tokio::runtime::Runtime>> {
-    let mut slot = RUNTIME.lock().map_err(|_| NcError::Internal)?;
+fn runtime() -> StoreResult<Arc<tokio::runtime::Runtime>> {
+    let mut slot = RUNTIME.lock().map_err(|_| StoreError::Internal)?;
     let pid = std::process::id();
     if let Some((p, rt)) = slot.as_ref()
         && *p == pid
@@ -90,7 +86,7 @@ fn runtime() -> NcResult<Arc<tokio::runtime::Runtime>> {
         .build()
         .map_err(|e| {
             crate::nclog!(Level::Error, "s3: cannot start the I/O runtime: {e}");
-            NcError::S3
+            StoreError::Remote
         })?;
     let rt = Arc::new(rt);
     *slot = Some((pid, rt.clone()));
@@ -100,14 +96,14 @@ fn runtime() -> NcResult<Arc<tokio::runtime::Runtime>> {
 /// Run `fut` to completion on the private runtime. A caller that is itself
 /// inside a tokio runtime (a Rust program using the rlib) is served from a
 /// scoped helper thread, since `block_on` may not nest.
-fn block_on<F>(fut: F) -> NcResult<F::Output>
+fn block_on<F>(fut: F) -> StoreResult<F::Output>
 where
     F: Future + Send,
     F::Output: Send,
 {
     let rt = runtime()?;
     if tokio::runtime::Handle::try_current().is_ok() {
-        std::thread::scope(|s| s.spawn(|| rt.block_on(fut)).join()).map_err(|_| NcError::Internal)
+        std::thread::scope(|s| s.spawn(|| rt.block_on(fut)).join()).map_err(|_| StoreError::Internal)
     } else {
         Ok(rt.block_on(fut))
     }
@@ -195,21 +191,18 @@ impl S3Options {
 /// Whether SigV4 should cover request bodies for `endpoint` (None: AWS
 /// itself, over HTTPS): only plain HTTP to a host other than this machine.
 fn sign_payload_by_default(endpoint: Option<&str>) -> bool {
-    let Some(rest) = endpoint.and_then(|e| {
-        let scheme = e.get(..7)?;
-        scheme.eq_ignore_ascii_case("http://").then(|| &e[7..])
-    }) else {
+    let Some(u) = endpoint.and_then(|e| url::Url::parse(e).ok()) else {
         return false;
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit('@').next().unwrap_or("");
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host_port.split(':').next().unwrap_or(""),
-    };
-    let loopback =
-        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    !loopback
+    if u.scheme() != "http" {
+        return false;
+    }
+    match u.host() {
+        Some(url::Host::Domain(d)) => !d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => !ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => !ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// A dataset below a key prefix of an S3 bucket.
@@ -258,47 +251,47 @@ impl Op {
 
 impl S3Store {
     /// A store for an existing dataset: one LIST of its prefix. Nothing
-    /// there is `NC_ENOOBJECT` (as for a missing directory). When listing
+    /// there is `StoreError::NotFound` (as for a missing directory). When listing
     /// is not allowed (a bucket that grants GetObject only), the dataset is
     /// taken to exist and its metadata reads tell.
-    pub fn open(cfg: &S3Config, writable: bool, opts: S3Options) -> NcResult<S3Store> {
+    pub fn open(cfg: &S3Config, writable: bool, opts: S3Options) -> StoreResult<S3Store> {
         let store = S3Store::new(cfg, writable, opts)?;
         match store.list(&Key::root()) {
             Ok(top) if top.is_empty() => {
                 crate::nclog!(Level::Error, "s3 store: {} not found", store.name);
-                Err(NcError::NoObject)
+                Err(StoreError::NotFound)
             }
-            Ok(_) | Err(NcError::S3) => Ok(store),
+            Ok(_) | Err(StoreError::Remote) => Ok(store),
             Err(e) => Err(e),
         }
     }
 
-    /// Create a dataset. Existing objects below the prefix: with `noclobber`
-    /// `NC_EEXIST`; otherwise they are deleted if they look like a Zarr
-    /// dataset (a Zarr metadata object at the root), else `NC_EEXIST` (the
-    /// prefix holds other data, which is left alone).
-    pub fn create(cfg: &S3Config, noclobber: bool, opts: S3Options) -> NcResult<S3Store> {
+    /// Create a dataset. Existing objects below the prefix: with
+    /// `Replace::Never` `AlreadyExists`; otherwise they are deleted when
+    /// `replace` recognises the names at the prefix's root, else
+    /// `AlreadyExists` (the prefix holds other data, which is left alone).
+    pub fn create(cfg: &S3Config, replace: Replace<'_>, opts: S3Options) -> StoreResult<S3Store> {
         let store = S3Store::new(cfg, true, opts)?;
         let top = store.list(&Key::root())?;
         if !top.is_empty() {
-            if noclobber {
+            if matches!(replace, Replace::Never) {
                 crate::nclog!(Level::Error, "s3 store: {} exists (NC_NOCLOBBER)", store.name);
-                return Err(NcError::Exist);
+                return Err(StoreError::AlreadyExists);
             }
-            if !top.iter().any(|n| ZARR_MARKERS.contains(&n.as_str())) {
+            if !replace.allows(&top) {
                 crate::nclog!(
                     Level::Error,
-                    "s3 store: {} holds objects that are not a Zarr dataset; not replacing them",
+                    "s3 store: {} holds objects that are not a dataset to replace; not replacing them",
                     store.name
                 );
-                return Err(NcError::Exist);
+                return Err(StoreError::AlreadyExists);
             }
             store.delete(&Key::root())?;
         }
         Ok(store)
     }
 
-    fn new(cfg: &S3Config, writable: bool, opts: S3Options) -> NcResult<S3Store> {
+    fn new(cfg: &S3Config, writable: bool, opts: S3Options) -> StoreResult<S3Store> {
         let retry = RetryConfig {
             backoff: BackoffConfig {
                 init_backoff: Duration::from_millis(100),
@@ -339,7 +332,7 @@ impl S3Store {
         let name = cfg.describe();
         let client = b.build().map_err(|e| {
             crate::nclog!(Level::Error, "s3 store: {name}: {e}");
-            NcError::S3
+            StoreError::Remote
         })?;
         let limit = Arc::new(Semaphore::new(opts.concurrency));
         Ok(S3Store {
@@ -353,7 +346,7 @@ impl S3Store {
     }
 
     /// The object path of `key` (the dataset prefix + key).
-    fn path(&self, key: &Key) -> NcResult<Path> {
+    fn path(&self, key: &Key) -> StoreResult<Path> {
         let full = match (self.prefix.is_empty(), key.is_root()) {
             (true, _) => key.as_str().to_string(),
             (false, true) => self.prefix.clone(),
@@ -365,12 +358,12 @@ impl S3Store {
                 "s3 store: key {:?} is not a valid object name: {e}",
                 key.as_str()
             );
-            NcError::Inval
+            StoreError::InvalidKey
         })
     }
 
     /// The prefix to list below `key`, None for the whole bucket.
-    fn dir(&self, key: &Key) -> NcResult<Option<Path>> {
+    fn dir(&self, key: &Key) -> StoreResult<Option<Path>> {
         if key.is_root() && self.prefix.is_empty() {
             Ok(None)
         } else {
@@ -378,7 +371,7 @@ impl S3Store {
         }
     }
 
-    fn fail(&self, op: Op, key: &str, e: &object_store::Error) -> NcError {
+    fn fail(&self, op: Op, key: &str, e: &object_store::Error) -> StoreError {
         crate::nclog!(
             Level::Error,
             "s3 store: {} {:?} in {}: {}",
@@ -387,24 +380,24 @@ impl S3Store {
             self.name,
             e
         );
-        NcError::S3
+        StoreError::Remote
     }
 
-    fn check_writable(&self) -> NcResult<()> {
+    fn check_writable(&self) -> StoreResult<()> {
         if self.writable {
             Ok(())
         } else {
             crate::nclog!(Level::Error, "s3 store: {} is read-only", self.name);
-            Err(NcError::Perm)
+            Err(StoreError::ReadOnly)
         }
     }
 
-    async fn permit(&self) -> NcResult<tokio::sync::SemaphorePermit<'_>> {
-        self.limit.acquire().await.map_err(|_| NcError::Internal)
+    async fn permit(&self) -> StoreResult<tokio::sync::SemaphorePermit<'_>> {
+        self.limit.acquire().await.map_err(|_| StoreError::Internal)
     }
 
     /// One GET into `buf`; false when absent.
-    async fn get_async(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+    async fn get_async(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
         buf.clear();
         if key.is_root() {
             return Ok(false);
@@ -426,7 +419,7 @@ impl S3Store {
                 size,
                 max_len
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         self.read_body(key, r.into_stream(), size, buf).await?;
         Ok(true)
@@ -439,11 +432,11 @@ impl S3Store {
         mut body: futures::stream::BoxStream<'static, object_store::Result<Bytes>>,
         size: u64,
         buf: &mut Vec<u8>,
-    ) -> NcResult<()> {
-        let want = usize::try_from(size).map_err(|_| NcError::NoMem)?;
+    ) -> StoreResult<()> {
+        let want = usize::try_from(size).map_err(|_| StoreError::OutOfMemory)?;
         if buf.try_reserve_exact(want).is_err() {
             crate::nclog!(Level::Error, "s3 store: cannot allocate {want} bytes");
-            return Err(NcError::NoMem);
+            return Err(StoreError::OutOfMemory);
         }
         while let Some(part) = body.next().await {
             let part = part.map_err(|e| self.fail(Op::Get, key.as_str(), &e))?;
@@ -454,7 +447,7 @@ impl S3Store {
                     self.name,
                     key.as_str()
                 );
-                return Err(NcError::S3);
+                return Err(StoreError::Remote);
             }
             buf.extend_from_slice(&part);
         }
@@ -466,12 +459,12 @@ impl S3Store {
                 key.as_str(),
                 buf.len()
             );
-            return Err(NcError::S3);
+            return Err(StoreError::Remote);
         }
         Ok(())
     }
 
-    async fn head_async(&self, key: &Key) -> NcResult<Option<u64>> {
+    async fn head_async(&self, key: &Key) -> StoreResult<Option<u64>> {
         if key.is_root() {
             return Ok(None);
         }
@@ -484,7 +477,7 @@ impl S3Store {
         }
     }
 
-    fn past_end(&self, key: &Key, offset: u64, len: u64, size: u64) -> NcError {
+    fn past_end(&self, key: &Key, offset: u64, len: u64, size: u64) -> StoreError {
         crate::nclog!(
             Level::Error,
             "s3 store: range {}+{} is past the end of {}/{} ({} bytes)",
@@ -494,15 +487,15 @@ impl S3Store {
             key.as_str(),
             size
         );
-        NcError::NcZarr
+        StoreError::Corrupt
     }
 
-    async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+    async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
         Ok(self.get_range_sized(key, offset, len).await?.map(|(b, _)| b))
     }
 
     /// A ranged GET: the bytes and the size of the whole object.
-    async fn get_range_sized(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<(Vec<u8>, u64)>> {
+    async fn get_range_sized(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
         let end = offset.checked_add(len);
         let (Some(end), true) = (end, len > 0) else {
             // Nothing to fetch (or an impossible range): only existence and size matter.
@@ -545,7 +538,7 @@ impl S3Store {
         Ok(Some((buf, total)))
     }
 
-    async fn put_async(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+    async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
         let path = self.path(key)?;
         if data.len() < self.opts.multipart_threshold {
             let payload = PutPayload::from(Bytes::copy_from_slice(data));
@@ -577,7 +570,7 @@ impl S3Store {
         }
     }
 
-    async fn delete_async(&self, key: &Key) -> NcResult<()> {
+    async fn delete_async(&self, key: &Key) -> StoreResult<()> {
         let mut doomed: Vec<Path> = Vec::new();
         if !key.is_root() {
             doomed.push(self.path(key)?);
@@ -605,7 +598,7 @@ impl S3Store {
         Ok(())
     }
 
-    async fn list_async(&self, prefix: &Key) -> NcResult<Vec<String>> {
+    async fn list_async(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         let dir = self.dir(prefix)?;
         let _permit = self.permit().await?;
         let r = self
@@ -626,7 +619,7 @@ impl S3Store {
 
     /// Fetch several whole objects concurrently (bounded by the store's
     /// concurrency): for each key, its content or None when absent.
-    fn get_many_async(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+    fn get_many_async(&self, keys: &[(Key, u64)]) -> Vec<StoreResult<Option<Vec<u8>>>> {
         let fut = futures::stream::iter(keys.iter().map(|(k, max)| async move {
             let mut buf = Vec::new();
             Ok(self.get_async(k, *max, &mut buf).await?.then_some(buf))
@@ -640,13 +633,13 @@ impl S3Store {
     }
 
     /// Store several objects concurrently: one result per object.
-    fn put_many_async(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+    fn put_many_async(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
         if let Err(e) = self.check_writable() {
             return objs.iter().map(|_| Err(e)).collect();
         }
         let fut = futures::stream::iter(objs.iter().map(|(k, b)| async move {
             if k.is_root() {
-                return Err(NcError::Inval);
+                return Err(StoreError::InvalidKey);
             }
             self.put_async(k, b).await
         }))
@@ -660,22 +653,22 @@ impl S3Store {
 }
 
 impl Store for S3Store {
-    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         Ok(self.get_into(key, max_len, &mut buf)?.then_some(buf))
     }
 
-    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
         block_on(self.get_async(key, max_len, buf))?
     }
 
-    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
         block_on(self.get_range_async(key, offset, len))?
     }
 
     /// One ranged GET covering the parts when they need less than half of
     /// the chunk; else the whole object.
-    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+    fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
         let lo = parts.iter().map(|(o, _)| *o).min().unwrap_or(0);
         let hi = parts
             .iter()
@@ -694,8 +687,8 @@ impl Store for S3Store {
         };
         super::check_parts(key, total, expect_len, parts)?;
         for (off, dst) in parts.iter_mut() {
-            let o = usize::try_from(*off - lo).map_err(|_| NcError::Internal)?;
-            let src = bytes.get(o..o + dst.len()).ok_or(NcError::Internal)?;
+            let o = usize::try_from(*off - lo).map_err(|_| StoreError::Internal)?;
+            let src = bytes.get(o..o + dst.len()).ok_or(StoreError::Internal)?;
             dst.copy_from_slice(src);
         }
         Ok(true)
@@ -705,7 +698,7 @@ impl Store for S3Store {
         true
     }
 
-    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<NcResult<Option<Vec<u8>>>> {
+    fn get_many(&self, keys: &[(Key, u64)]) -> Vec<StoreResult<Option<Vec<u8>>>> {
         self.get_many_async(keys)
     }
 
@@ -724,7 +717,7 @@ impl Store for S3Store {
         struct FailPending(Arc<super::Arrivals>);
         impl Drop for FailPending {
             fn drop(&mut self) {
-                self.0.fail_pending(NcError::S3);
+                self.0.fail_pending(StoreError::Remote);
             }
         }
         let me = self.clone();
@@ -745,34 +738,34 @@ impl Store for S3Store {
         arrivals
     }
 
-    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<NcResult<()>> {
+    fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
         self.put_many_async(objs)
     }
 
-    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+    fn len(&self, key: &Key) -> StoreResult<Option<u64>> {
         block_on(self.head_async(key))?
     }
 
-    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+    fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
         self.check_writable()?;
         if key.is_root() {
             crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
-            return Err(NcError::Inval);
+            return Err(StoreError::InvalidKey);
         }
         block_on(self.put_async(key, data))?
     }
 
-    fn delete(&self, key: &Key) -> NcResult<()> {
+    fn delete(&self, key: &Key) -> StoreResult<()> {
         self.check_writable()?;
         block_on(self.delete_async(key))?
     }
 
-    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+    fn list(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         block_on(self.list_async(prefix))?
     }
 
     /// A PUT that returned is durable: nothing to do.
-    fn flush(&self) -> NcResult<()> {
+    fn flush(&self) -> StoreResult<()> {
         Ok(())
     }
 
@@ -785,14 +778,19 @@ impl Store for S3Store {
 }
 
 /// Open or create the S3 dataset at `url` (without fragment) with the given
-/// fragment pairs: `create` is `Some(noclobber)` for `nc_create`.
-pub fn open_url(url: &str, fragment: &[(String, String)], create: Option<bool>, writable: bool) -> NcResult<S3Store> {
+/// fragment pairs: `create` is `Some(what it may replace)` to create.
+pub fn open_url(
+    url: &str,
+    fragment: &[(String, String)],
+    create: Option<Replace<'_>>,
+    writable: bool,
+) -> StoreResult<S3Store> {
     let env = Environment::from_process();
     let cfg = config::resolve(url, fragment, &env)?;
     crate::nclog!(Level::Note, "s3 store: {:?}", cfg);
     let opts = S3Options::from_env();
     match create {
-        Some(noclobber) => S3Store::create(&cfg, noclobber, opts),
+        Some(replace) => S3Store::create(&cfg, replace, opts),
         None => S3Store::open(&cfg, writable, opts),
     }
 }

@@ -8,9 +8,9 @@
 //!   directory entry `x/` comes first. Objects are stored uncompressed, as
 //!   netcdf-c writes them (chunks are compressed by their codecs, if at all).
 //! - Read: that layout (whatever the folder is called: the one folder that
-//!   holds Zarr metadata, preferring the first entry's, as netcdf-c does), and
-//!   zarr-python's `ZipStore` layout with the objects at the root of the
-//!   archive. A directory dataset zipped with `zip -r` is either of the two.
+//!   holds an object the opener names as a dataset's root marker, preferring
+//!   the first entry's, as netcdf-c does), and zarr-python's `ZipStore`
+//!   layout with the objects at the root of the archive. A directory dataset zipped with `zip -r` is either of the two.
 //!   Entries outside the dataset's folder are kept untouched by updates.
 //!
 //! # Reading
@@ -47,25 +47,25 @@
 //! Duplicate names are read as Python's zipfile (and so zarr-python, whose
 //! ZipStore writes one each time it rewrites an object) reads them: the last
 //! entry wins; the next update drops the others.
-//! Opening refuses (`NC_ENCZARR`) archives that are truncated or inconsistent,
+//! Opening refuses (`StoreError::Corrupt`, NC_ENCZARR) archives that are truncated or inconsistent,
 //! with names that are absolute, hold `..`/`.`/empty
 //! segments, backslashes or NUL, symbolic-link entries, entries whose bytes
 //! lie outside the archive or overlap another entry (the overlapping-entry zip
 //! bomb), or a declared size more than 1100 times the compressed size (more
 //! than deflate can reach: a declared-size zip bomb). Reading an entry inflates
 //! at most its declared size plus one byte; more, less, or a CRC mismatch is
-//! `NC_ENCZARR`. Encrypted entries and compression methods other than stored
-//! and deflate are `NC_ENCZARR` when read. Nothing is ever extracted to the
+//! `Corrupt`. Encrypted entries and compression methods other than stored
+//! and deflate are `Corrupt` when read. Nothing is ever extracted to the
 //! file system, so no entry name can make us write outside the archive.
 //!
-//! | situation | error |
+//! | situation | error (netCDF error) |
 //! |---|---|
-//! | archive missing (open) | `NC_ENOOBJECT`, as for a missing directory dataset |
-//! | a directory where the archive should be | `NC_ENOTNC` |
-//! | a FIFO, socket or device there | `NC_ENCZARR` (never opened blocking) |
-//! | not a zip, truncated, hostile | `NC_ENCZARR` (netcdf-c's answer for libzip's "not a zip archive") |
-//! | NC_NOCLOBBER and the archive exists | `NC_EEXIST` |
-//! | permission denied | `NC_EAUTH`, as the file store |
+//! | archive missing (open) | `NotFound` (NC_ENOOBJECT), as for a missing directory dataset |
+//! | a directory where the archive should be | `NotAContainer` (NC_ENOTNC) |
+//! | a FIFO, socket or device there | `Corrupt` (NC_ENCZARR; never opened blocking) |
+//! | not a zip, truncated, hostile | `Corrupt` (NC_ENCZARR: netcdf-c's answer for libzip's "not a zip archive") |
+//! | NC_NOCLOBBER and the archive exists | `AlreadyExists` (NC_EEXIST) |
+//! | permission denied | `PermissionDenied` (NC_EAUTH), as the file store |
 #![forbid(unsafe_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,12 +77,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Key, Store};
-use crate::error::{NcError, NcResult};
+use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
-
-/// Objects whose presence marks the root of a Zarr dataset.
-const ZARR_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json", ".nczarr"];
 
 /// Deflate cannot expand more than about 1032:1; a larger declared ratio is a lie.
 const MAX_RATIO: u64 = 1100;
@@ -187,49 +183,31 @@ pub struct ZipStore {
     inner: Mutex<Inner>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Op {
-    Read,
-    Write,
-}
-
-fn io_error(op: Op, what: &str, path: &Path, e: &io::Error) -> NcError {
-    let err = match e.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => NcError::Auth,
-        Some(libc::EROFS) => NcError::Perm,
-        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => NcError::CantWrite,
-        Some(libc::ENOMEM) => NcError::NoMem,
-        Some(libc::EMFILE | libc::ENFILE) => NcError::NFile,
-        Some(libc::ENAMETOOLONG) => NcError::Inval,
-        Some(libc::ELOOP) => NcError::NcZarr,
-        Some(libc::EEXIST) if op == Op::Write => NcError::Exist,
-        _ => NcError::Io,
-    };
+/// Log a system error of the operation `what` on `path` and give its kind.
+fn io_error(what: &str, path: &Path, e: &io::Error) -> StoreError {
     crate::nclog!(Level::Error, "zip store: {} {}: {}", what, path.display(), e);
-    err
+    StoreError::from_io(e)
 }
 
-fn bad(path: &Path, why: &str) -> NcError {
+fn bad(path: &Path, why: &str) -> StoreError {
     crate::nclog!(Level::Error, "zip store: {}: {}", path.display(), why);
-    NcError::NcZarr
+    StoreError::Corrupt
 }
 
-fn zip_error(path: &Path, e: zip::result::ZipError) -> NcError {
+fn zip_error(path: &Path, e: zip::result::ZipError) -> StoreError {
     match e {
-        zip::result::ZipError::Io(io) if io.kind() != ErrorKind::UnexpectedEof => {
-            io_error(Op::Read, "read archive", path, &io)
-        }
+        zip::result::ZipError::Io(io) if io.kind() != ErrorKind::UnexpectedEof => io_error("read archive", path, &io),
         other => bad(path, &format!("not a usable zip archive: {other}")),
     }
 }
 
-/// A zeroed buffer of `len` bytes, or NC_ENOMEM instead of an abort.
-fn alloc(len: u64) -> NcResult<Vec<u8>> {
-    let n = usize::try_from(len).map_err(|_| NcError::NoMem)?;
+/// A zeroed buffer of `len` bytes, or `StoreError::OutOfMemory` instead of an abort.
+fn alloc(len: u64) -> StoreResult<Vec<u8>> {
+    let n = usize::try_from(len).map_err(|_| StoreError::OutOfMemory)?;
     let mut v = Vec::new();
     if v.try_reserve_exact(n).is_err() {
         crate::nclog!(Level::Error, "zip store: cannot allocate {} bytes", n);
-        return Err(NcError::NoMem);
+        return Err(StoreError::OutOfMemory);
     }
     v.resize(n, 0);
     Ok(v)
@@ -264,14 +242,14 @@ fn dataset_name(path: &Path) -> String {
 }
 
 /// Open `path` for reading if it is a regular file (links followed, never blocking).
-fn open_archive(path: &Path) -> NcResult<File> {
+fn open_archive(path: &Path) -> StoreResult<File> {
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
             crate::nclog!(Level::Error, "zip store: {} not found", path.display());
-            return Err(NcError::NoObject);
+            return Err(StoreError::NotFound);
         }
-        Err(e) => return Err(io_error(Op::Read, "stat", path, &e)),
+        Err(e) => return Err(io_error("stat", path, &e)),
     };
     if meta.is_dir() {
         crate::nclog!(
@@ -279,7 +257,7 @@ fn open_archive(path: &Path) -> NcResult<File> {
             "zip store: {} is a directory, not a zip archive",
             path.display()
         );
-        return Err(NcError::NotNc);
+        return Err(StoreError::NotAContainer);
     }
     if !meta.is_file() {
         return Err(bad(path, "not a regular file"));
@@ -288,8 +266,8 @@ fn open_archive(path: &Path) -> NcResult<File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| io_error(Op::Read, "open", path, &e))?;
-    let meta = file.metadata().map_err(|e| io_error(Op::Read, "fstat", path, &e))?;
+        .map_err(|e| io_error("open", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("fstat", path, &e))?;
     if !meta.is_file() {
         return Err(bad(path, "not a regular file"));
     }
@@ -297,11 +275,8 @@ fn open_archive(path: &Path) -> NcResult<File> {
 }
 
 /// Parse and check the central directory of `file`.
-fn read_directory(path: &Path, file: &File) -> NcResult<(BTreeMap<String, Entry>, Vec<String>, u64)> {
-    let file_len = file
-        .metadata()
-        .map_err(|e| io_error(Op::Read, "fstat", path, &e))?
-        .len();
+fn read_directory(path: &Path, file: &File) -> StoreResult<(BTreeMap<String, Entry>, Vec<String>, u64)> {
+    let file_len = file.metadata().map_err(|e| io_error("fstat", path, &e))?.len();
     let mut archive = zip::ZipArchive::new(file).map_err(|e| zip_error(path, e))?;
     if archive.has_duplicate_names() {
         // zarr-python's ZipStore appends a new entry each time it rewrites an
@@ -390,16 +365,23 @@ fn read_directory(path: &Path, file: &File) -> NcResult<(BTreeMap<String, Entry>
     Ok((entries, order, cd_start.min(file_len)))
 }
 
-/// The dataset's folder inside an archive with these entries.
-fn detect_prefix(entries: &BTreeMap<String, Entry>, order: &[String], path: &Path) -> String {
-    let is_obj = |n: &str| entries.get(n).is_some_and(|_| !Entry::is_dir(n));
-    if ZARR_MARKERS.iter().any(|m| is_obj(m)) {
+/// The dataset's folder inside an archive with these entries: the root when
+/// it holds a marker object, else a top-level folder that holds one.
+fn detect_prefix(
+    entries: &BTreeMap<String, Entry>,
+    order: &[String],
+    path: &Path,
+    marks_root: &dyn Fn(&str) -> bool,
+) -> String {
+    // Directory entries end in '/': a name without one is an object.
+    if entries.keys().any(|n| !n.contains('/') && marks_root(n)) {
         return String::new();
     }
     let mut candidates = BTreeSet::new();
     for name in entries.keys() {
         if let Some((first, rest)) = name.split_once('/')
-            && ZARR_MARKERS.contains(&rest)
+            && !rest.contains('/')
+            && marks_root(rest)
         {
             candidates.insert(first.to_string());
         }
@@ -424,7 +406,7 @@ fn detect_prefix(entries: &BTreeMap<String, Entry>, order: &[String], path: &Pat
         }
         return c.clone();
     }
-    // No Zarr metadata anywhere: netcdf-c's rule (the folder of entry 0; the
+    // No marker anywhere: netcdf-c's rule (the folder of entry 0; the
     // root when entry 0 is a file at the root), else for an empty archive
     // the name netcdf-c writes.
     match order.first() {
@@ -638,8 +620,9 @@ fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
 }
 
 impl ZipStore {
-    /// Open an existing archive.
-    pub fn open(path: &Path, writable: bool) -> NcResult<ZipStore> {
+    /// Open an existing archive. `marks_root` tells the objects that mark
+    /// the root of a dataset, which decide the layout (see the module notes).
+    pub fn open(path: &Path, writable: bool, marks_root: &dyn Fn(&str) -> bool) -> StoreResult<ZipStore> {
         let file = open_archive(path)?;
         // Updates replace the file a symbolic link points to, not the link.
         let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -648,7 +631,7 @@ impl ZipStore {
         if writable {
             ZipStore::remove_stale_updates(path);
         }
-        let prefix = detect_prefix(&entries, &order, path);
+        let prefix = detect_prefix(&entries, &order, path, marks_root);
         let perm = file
             .metadata()
             .map(|m| m.permissions().mode() & 0o7777)
@@ -673,15 +656,18 @@ impl ZipStore {
         })
     }
 
-    /// Create an archive. With `noclobber` an existing path is `NC_EEXIST`;
-    /// otherwise an existing regular file or link is replaced at the first
-    /// flush, and anything else (a directory, a FIFO) is `NC_EEXIST`.
-    pub fn create(path: &Path, noclobber: bool) -> NcResult<ZipStore> {
+    /// Create an archive. With `Replace::Never` an existing path is
+    /// `AlreadyExists`; otherwise an existing regular file or link is
+    /// replaced at the first flush, whatever it holds (as a file where a
+    /// directory dataset goes is), and anything else (a directory, a FIFO)
+    /// is `AlreadyExists`.
+    pub fn create(path: &Path, replace: Replace<'_>) -> StoreResult<ZipStore> {
+        let noclobber = matches!(replace, Replace::Never);
         match fs::symlink_metadata(path) {
             Ok(meta) => {
                 if noclobber {
                     crate::nclog!(Level::Error, "zip store: {} exists (NC_NOCLOBBER)", path.display());
-                    return Err(NcError::Exist);
+                    return Err(StoreError::AlreadyExists);
                 }
                 let ft = meta.file_type();
                 if !(ft.is_file() || ft.is_symlink()) || fs::metadata(path).is_ok_and(|m| !m.is_file()) {
@@ -690,14 +676,14 @@ impl ZipStore {
                         "zip store: {} exists and is not a file; not replacing it",
                         path.display()
                     );
-                    return Err(NcError::Exist);
+                    return Err(StoreError::AlreadyExists);
                 }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(io_error(Op::Write, "stat", path, &e)),
+            Err(e) => return Err(io_error("stat", path, &e)),
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| io_error(Op::Write, "create directory", parent, &e))?;
+            fs::create_dir_all(parent).map_err(|e| io_error("create directory", parent, &e))?;
         }
         ZipStore::remove_stale_updates(path);
         let prefix = dataset_name(path);
@@ -772,18 +758,18 @@ impl ZipStore {
         }
     }
 
-    fn check_writable(&self) -> NcResult<()> {
+    fn check_writable(&self) -> StoreResult<()> {
         if self.writable {
             Ok(())
         } else {
             crate::nclog!(Level::Error, "zip store: {} is read-only", self.path.display());
-            Err(NcError::Perm)
+            Err(StoreError::ReadOnly)
         }
     }
 
     /// Start an update if none is under way: a new file beside the archive
     /// holding the old entries at their old offsets.
-    fn ensure_session(&self, inner: &mut Inner) -> NcResult<()> {
+    fn ensure_session(&self, inner: &mut Inner) -> StoreResult<()> {
         if inner.session.is_some() {
             return Ok(());
         }
@@ -810,16 +796,16 @@ impl ZipStore {
                     break;
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(io_error(Op::Write, "create", &tmp, &e)),
+                Err(e) => return Err(io_error("create", &tmp, &e)),
             }
         }
         let Some((tmp, out)) = created else {
             crate::nclog!(Level::Error, "zip store: no free temporary name in {}", dir.display());
-            return Err(NcError::CantCreate);
+            return Err(StoreError::Io);
         };
         let fail = |e: io::Error, tmp: &Path| {
             let _ = fs::remove_file(tmp);
-            io_error(Op::Write, "write", tmp, &e)
+            io_error("write", tmp, &e)
         };
         let live: u64 = inner.entries.values().map(Entry::span).sum();
         let mut end = 0u64;
@@ -854,7 +840,7 @@ impl ZipStore {
     }
 
     /// Append one entry (object or `name/` directory) to the update.
-    fn put_entry(&self, name: &str, data: &[u8]) -> NcResult<()> {
+    fn put_entry(&self, name: &str, data: &[u8]) -> StoreResult<()> {
         let (dos_time, dos_date) = dos_now();
         let mut e = Entry {
             header: 0,
@@ -872,7 +858,7 @@ impl ZipStore {
         let header = local_header(name, &e);
         let mut inner = lock(&self.inner);
         self.ensure_session(&mut inner)?;
-        let session = inner.session.as_mut().ok_or(NcError::Internal)?;
+        let session = inner.session.as_mut().ok_or(StoreError::Internal)?;
         let at = session.end;
         let file = session.file.clone();
         let write = file
@@ -882,7 +868,7 @@ impl ZipStore {
         session.end = at + span;
         if let Err(err) = write {
             inner.dead += span;
-            return Err(io_error(Op::Write, "write", &self.path, &err));
+            return Err(io_error("write", &self.path, &err));
         }
         e.header = at;
         e.data = at + header.len() as u64;
@@ -893,7 +879,7 @@ impl ZipStore {
     }
 
     /// Read the whole entry into `buf`, checked against its size and CRC.
-    fn read_entry(&self, name: &str, file: &File, e: &Entry, buf: &mut Vec<u8>) -> NcResult<()> {
+    fn read_entry(&self, name: &str, file: &File, e: &Entry, buf: &mut Vec<u8>) -> StoreResult<()> {
         if e.encrypted || e.method == Method::Unsupported {
             return Err(bad(
                 &self.path,
@@ -903,9 +889,9 @@ impl ZipStore {
         match e.method {
             Method::Stored => {
                 buf.clear();
-                let n = usize::try_from(e.size).map_err(|_| NcError::NoMem)?;
+                let n = usize::try_from(e.size).map_err(|_| StoreError::OutOfMemory)?;
                 if buf.try_reserve_exact(n).is_err() {
-                    return Err(NcError::NoMem);
+                    return Err(StoreError::OutOfMemory);
                 }
                 buf.resize(n, 0);
                 self.read_at(file, buf, e.data)?;
@@ -925,11 +911,11 @@ impl ZipStore {
         Ok(())
     }
 
-    fn read_at(&self, file: &File, buf: &mut [u8], at: u64) -> NcResult<()> {
+    fn read_at(&self, file: &File, buf: &mut [u8], at: u64) -> StoreResult<()> {
         match file.read_exact_at(buf, at) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => Err(bad(&self.path, "archive truncated while read")),
-            Err(e) => Err(io_error(Op::Read, "read", &self.path, &e)),
+            Err(e) => Err(io_error("read", &self.path, &e)),
         }
     }
 
@@ -1009,12 +995,12 @@ fn copy_range(src: &File, from: u64, dst: &File, to: u64, len: u64) -> io::Resul
 }
 
 impl Store for ZipStore {
-    fn get(&self, key: &Key, max_len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         Ok(self.get_into(key, max_len, &mut buf)?.then_some(buf))
     }
 
-    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+    fn get_into(&self, key: &Key, max_len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
         let Some((name, e, file)) = self.lookup(key) else {
             return Ok(false);
         };
@@ -1027,13 +1013,13 @@ impl Store for ZipStore {
                 e.size,
                 max_len
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         self.read_entry(&name, &file, &e, buf)?;
         Ok(true)
     }
 
-    fn get_range(&self, key: &Key, offset: u64, len: u64) -> NcResult<Option<Vec<u8>>> {
+    fn get_range(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
         let Some((name, e, file)) = self.lookup(key) else {
             return Ok(None);
         };
@@ -1046,7 +1032,7 @@ impl Store for ZipStore {
                 name,
                 e.size
             );
-            return Err(NcError::NcZarr);
+            return Err(StoreError::Corrupt);
         }
         if e.method == Method::Stored && !e.encrypted {
             let mut buf = alloc(len)?;
@@ -1059,15 +1045,15 @@ impl Store for ZipStore {
         Ok(Some(whole[offset as usize..(offset + len) as usize].to_vec()))
     }
 
-    fn len(&self, key: &Key) -> NcResult<Option<u64>> {
+    fn len(&self, key: &Key) -> StoreResult<Option<u64>> {
         Ok(self.lookup(key).map(|(_, e, _)| e.size))
     }
 
-    fn put(&self, key: &Key, data: &[u8]) -> NcResult<()> {
+    fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
         self.check_writable()?;
         if key.is_root() {
             crate::nclog!(Level::Error, "zip store: cannot write an object at the root key");
-            return Err(NcError::Inval);
+            return Err(StoreError::InvalidKey);
         }
         let name = {
             let inner = lock(&self.inner);
@@ -1078,20 +1064,20 @@ impl Store for ZipStore {
                 let ancestor = &name[..cut + i];
                 if inner.entries.contains_key(ancestor) && ancestor != inner.prefix {
                     crate::nclog!(Level::Error, "zip store: {} is an object, not a prefix", ancestor);
-                    return Err(NcError::Object);
+                    return Err(StoreError::ObjectAndPrefix);
                 }
                 cut += i + 1;
             }
             if has_object_below(&inner.entries, &format!("{name}/")) {
                 crate::nclog!(Level::Error, "zip store: {} is a prefix of other objects", name);
-                return Err(NcError::Object);
+                return Err(StoreError::ObjectAndPrefix);
             }
             name
         };
         self.put_entry(&name, data)
     }
 
-    fn delete(&self, key: &Key) -> NcResult<()> {
+    fn delete(&self, key: &Key) -> StoreResult<()> {
         self.check_writable()?;
         let mut inner = lock(&self.inner);
         let name = ZipStore::full_name(&inner.prefix, key);
@@ -1129,7 +1115,7 @@ impl Store for ZipStore {
         Ok(())
     }
 
-    fn list(&self, prefix: &Key) -> NcResult<Vec<String>> {
+    fn list(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         let inner = lock(&self.inner);
         let base = ZipStore::full_name(&inner.prefix, prefix);
         let below = if base.is_empty() {
@@ -1169,7 +1155,7 @@ impl Store for ZipStore {
         Ok(names.into_iter().collect())
     }
 
-    fn flush(&self) -> NcResult<()> {
+    fn flush(&self) -> StoreResult<()> {
         let mut inner = lock(&self.inner);
         let Some(session) = inner.session.as_ref() else {
             return Ok(());
@@ -1186,13 +1172,13 @@ impl Store for ZipStore {
                 None => Ok(()),
             })
             .and_then(|()| file.sync_all())
-            .map_err(|e| io_error(Op::Write, "write", &tmp, &e))?;
+            .map_err(|e| io_error("write", &tmp, &e))?;
         let renamed = match inner.pending_create {
             Some(true) => rename_noreplace(&tmp, &self.path),
             _ => fs::rename(&tmp, &self.path),
         };
         if let Err(e) = renamed {
-            return Err(io_error(Op::Write, "rename into", &self.path, &e));
+            return Err(io_error("rename into", &self.path, &e));
         }
         let dir = match self.path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -1203,8 +1189,7 @@ impl Store for ZipStore {
         inner.session = None;
         inner.pending_create = None;
         if let Ok(d) = File::open(dir) {
-            d.sync_all()
-                .map_err(|e| io_error(Op::Write, "fsync directory", dir, &e))?;
+            d.sync_all().map_err(|e| io_error("fsync directory", dir, &e))?;
         }
         Ok(())
     }
@@ -1216,7 +1201,7 @@ impl Store for ZipStore {
         }
     }
 
-    fn destroy(&self) -> NcResult<()> {
+    fn destroy(&self) -> StoreResult<()> {
         self.check_writable()?;
         let mut inner = lock(&self.inner);
         ZipStore::discard_session(&mut inner);
@@ -1226,7 +1211,7 @@ impl Store for ZipStore {
             match fs::remove_file(&self.path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == ErrorKind::NotFound => {}
-                Err(e) => return Err(io_error(Op::Write, "remove", &self.path, &e)),
+                Err(e) => return Err(io_error("remove", &self.path, &e)),
             }
         }
         Ok(())

@@ -52,19 +52,31 @@ pub struct S3Server {
     pub secret: String,
 }
 
-/// The S3 test server, or None (with a note) when its variables are not set:
-/// the S3 tests then skip.
+/// The S3 test server. S3 tests run against it whenever they run: with its
+/// variables unset the test fails (with how to start the server), unless
+/// `NCZ_S3=0` leaves S3 out, in which case this prints "skipped" and
+/// returns None (the caller returns). `scripts/test-all.sh` always starts
+/// the server and exports the variables.
 pub fn s3_server() -> Option<S3Server> {
-    let v = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
-    let Some(endpoint) = v("NCZ_S3_ENDPOINT") else {
-        eprintln!("skipped: NCZ_S3_ENDPOINT is not set (scripts/s3-server.sh start)");
+    if std::env::var("NCZ_S3").is_ok_and(|v| v.trim() == "0") {
+        eprintln!("skipped: NCZ_S3=0 leaves the S3 tests out");
         return None;
+    }
+    let var = |n: &str| std::env::var(n).ok().filter(|s| !s.is_empty());
+    let need = |n: &str| {
+        var(n).unwrap_or_else(|| {
+            panic!(
+                "{n} is not set: an S3 test needs the test server \
+                 (bash scripts/s3-server.sh start; source target/s3-server/env), \
+                 or NCZ_S3=0 to skip the S3 tests"
+            )
+        })
     };
     Some(S3Server {
-        endpoint,
-        bucket: v("NCZ_S3_BUCKET")?,
-        public: v("NCZ_S3_PUBLIC_BUCKET"),
-        key_id: v("NCZ_S3_ACCESS_KEY_ID")?,
-        secret: v("NCZ_S3_SECRET_ACCESS_KEY")?,
+        endpoint: need("NCZ_S3_ENDPOINT"),
+        bucket: need("NCZ_S3_BUCKET"),
+        public: var("NCZ_S3_PUBLIC_BUCKET"),
+        key_id: need("NCZ_S3_ACCESS_KEY_ID"),
+        secret: need("NCZ_S3_SECRET_ACCESS_KEY"),
     })
 }

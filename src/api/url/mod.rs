@@ -25,13 +25,25 @@
 //!
 //! Plain paths (no URL) are Zarr only by their content or name; netcdf-c itself
 //! never opens a plain path as Zarr:
-//! - open: a directory holding `.zgroup`, `.zarray`, `.zattrs`, `.zmetadata` or
-//!   `zarr.json` at its root, or a regular file named `*.zarr.zip`;
+//! - open: a directory holding a Zarr marker at its root (`.zgroup`,
+//!   `.zarray`, `.zattrs`, `.zmetadata`, `zarr.json`, `.nczarr`: the list of
+//!   `crate::format::markers`), or a regular file named `*.zarr.zip`;
 //! - create: a name ending in `.zarr` or `.zarr/` (directory store) or
 //!   `.zarr.zip` (zip store).
 //!
 //! Such paths get the mode `nczarr,file` (or `nczarr,zip`): the reader tells
 //! NCZarr from pure Zarr by the metadata it finds.
+//!
+//! Mistakes are reported rather than passed on (netcdf-c hands a misspelled
+//! mode to another format, or ignores it):
+//! - a mode list that names a Zarr key (`nczarr`, `zarr`, `file`, `zip`,
+//!   `consolidated`, ...) or a word one edit away from one (`nczar`, `fiel`)
+//!   is ours, and every key in it must be known: otherwise `NC_EURL`, with a
+//!   log line naming the key and the nearest known one;
+//! - a path that is not a URL but ends in such a fragment
+//!   (`out.zarr#mode=nczarr,file`) is a `file:` URL of that path, made
+//!   absolute against the working directory (netcdf-c needs `file://` and an
+//!   absolute path, and creates an HDF5 file of that literal name instead).
 #![forbid(unsafe_code)]
 
 pub mod uri;
@@ -39,6 +51,7 @@ pub mod uri;
 use std::path::{Path, PathBuf};
 
 use crate::error::{NcError, NcResult};
+use crate::format::markers;
 use uri::{NCURIPATH, NCURIPWD, NCURIQUERY, Uri};
 
 /// Where a Zarr dataset is stored.
@@ -106,14 +119,98 @@ pub enum Target {
     NotZarr,
 }
 
-/// Names whose presence at the root of a directory makes it a Zarr dataset.
-const ZARR_MARKERS: [&str; 5] = [".zgroup", ".zarray", ".zattrs", ".zmetadata", "zarr.json"];
-
 /// Mode values that select a format, as netcdf-c's table (the last one wins).
 const FORMAT_MODES: [&str; 19] = [
     "dap2", "dap4", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "udf2", "udf3", "udf4", "udf5",
     "udf6", "udf7", "udf8", "udf9", "nczarr", "zarr", "bytes",
 ];
+
+/// Mode values a Zarr dataset may use; a mode list holding one of them (or
+/// a word one edit away from one) is ours to check. `s3`/`gs3` are not among
+/// them: netcdf-c reads HDF5 files over S3 with `mode=bytes,s3`.
+const ZARR_MODES: [&str; 10] = [
+    "nczarr",
+    "zarr",
+    "xarray",
+    "noxarray",
+    "file",
+    "zip",
+    "consolidated",
+    "v2",
+    "v3",
+    "shards",
+];
+
+/// Every mode value known (netcdf-c's and this library's): the Zarr ones,
+/// the formats, the S3 stores.
+fn is_known_mode(m: &str) -> bool {
+    let key = mode_key(m);
+    ZARR_MODES.contains(&key) || FORMAT_MODES.contains(&key) || matches!(key, "s3" | "gs3")
+}
+
+/// The key of a mode value: `shards=4` is the key `shards` with a value.
+fn mode_key(m: &str) -> &str {
+    m.split_once('=').map_or(m, |(k, _)| k)
+}
+
+/// Edit distance with adjacent transpositions counting as one edit (optimal
+/// string alignment), on bytes; the words compared here are short.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Whether a mode list is a Zarr one this library must check: it names a
+/// Zarr mode, or an unknown word one edit away from one.
+fn claims_zarr(modes: &[String]) -> bool {
+    modes.iter().any(|m| {
+        let key = mode_key(m);
+        ZARR_MODES.contains(&key) || (!is_known_mode(m) && ZARR_MODES.iter().any(|z| edit_distance(key, z) <= 1))
+    })
+}
+
+/// The known mode value nearest to `word` (Zarr ones first on ties).
+fn nearest_mode(word: &str) -> &'static str {
+    let key = mode_key(word);
+    ZARR_MODES
+        .iter()
+        .chain(FORMAT_MODES.iter())
+        .chain(["s3", "gs3"].iter())
+        .min_by_key(|k| edit_distance(key, k))
+        .copied()
+        .unwrap_or("nczarr")
+}
+
+/// `NC_EURL` for the first unknown value of a Zarr mode list, logged with
+/// the nearest known one.
+fn check_mode_keys(original: &str, modes: &[String]) -> NcResult<()> {
+    if let Some(bad) = modes.iter().find(|m| !is_known_mode(m)) {
+        crate::nclog!(
+            crate::log::Level::Error,
+            "{original}: unknown mode key '{bad}' (nearest known: '{}')",
+            nearest_mode(bad)
+        );
+        return Err(NcError::Url);
+    }
+    Ok(())
+}
 
 /// Classify `path` for `nc_open` (`for_create == false`) or `nc_create`.
 ///
@@ -136,8 +233,39 @@ pub fn classify_with(path: &str, for_create: bool, env_consolidated: bool) -> Nc
             crate::nclog!(crate::log::Level::Error, "malformed URL: {path}");
             Err(NcError::Url)
         }
-        Err(_) => classify_plain(path, for_create, env_consolidated),
+        Err(_) => match classify_plain_fragment(path, env_consolidated)? {
+            Some(t) => Ok(t),
+            None => classify_plain(path, for_create, env_consolidated),
+        },
     }
+}
+
+/// A path that is not a URL but carries a Zarr mode fragment
+/// (`out.zarr#mode=nczarr,file`, `/data/x.zarr#mode=zarr,zip`): the `file:`
+/// URL of that path, made absolute against the working directory. None when
+/// there is no fragment or it is not a Zarr one (a file may have `#` in its
+/// name).
+fn classify_plain_fragment(original: &str, env_consolidated: bool) -> NcResult<Option<Target>> {
+    let Some((path, frag)) = original.split_once('#') else {
+        return Ok(None);
+    };
+    if path.is_empty() {
+        return Ok(None);
+    }
+    let fraglist = uri::first_wins(uri::parse_params(frag));
+    let (_, modes) = process_fragment(&[], &fraglist);
+    if !claims_zarr(&modes) {
+        return Ok(None);
+    }
+    let uri = Uri {
+        protocol: "file".to_string(),
+        // The path is taken as it is: only `%` needs escaping from the
+        // decoding classify_url applies to URL paths.
+        path: Some(path.replace('%', "%25")),
+        fraglist,
+        ..Uri::default()
+    };
+    classify_url(original, &uri, env_consolidated).map(Some)
 }
 
 /// Starts like a URL (`scheme://` or a `[` parameter prefix), so a parse
@@ -316,6 +444,9 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         return Ok(Target::NotZarr);
     };
     let (fragment, modes) = process_fragment(implied, &uri.fraglist);
+    if claims_zarr(&modes) {
+        check_mode_keys(original, &modes)?;
+    }
     if !is_zarr_format(&modes) {
         return Ok(Target::NotZarr);
     }
@@ -486,7 +617,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         }
     } else {
         let p = Path::new(original);
-        if p.is_dir() && ZARR_MARKERS.iter().any(|m| p.join(m).exists()) {
+        if p.is_dir() && markers::ALL.iter().any(|m| p.join(m).exists()) {
             Some(StoreKind::File)
         } else if p.is_file() && ends_with_ci(name, ".zarr.zip") {
             Some(StoreKind::Zip)
@@ -827,9 +958,87 @@ mod tests {
         ] {
             assert_eq!(classify_with(p, false, false), Err(NcError::Url), "{p}");
         }
-        // not URL-shaped: a (missing) file name
-        assert_eq!(classify_with("x:y#mode=zarr", false, false), Ok(Target::NotZarr));
+        // not URL-shaped: a relative path with a Zarr fragment
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(zarr("x:y#mode=zarr").path, cwd.join("x:y").to_str().unwrap());
         assert_eq!(classify_with("/tmp/a://b", false, false), Ok(Target::NotZarr));
+    }
+
+    #[test]
+    fn misspelled_mode_keys_are_url_errors() {
+        assert_eq!(edit_distance("fiel", "file"), 1);
+        assert_eq!(edit_distance("nczar", "nczarr"), 1);
+        assert_eq!(edit_distance("zip", "zip"), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        for (p, nearest) in [
+            ("file:///x/d.zarr#mode=nczar,file", "nczarr"),
+            ("file:///x/d.zarr#mode=nczarr,fiel", "file"),
+            ("file:///x/d.zarr#mode=zarr,file,consolidatd", "consolidated"),
+            ("file:///x/d.zarr#mode=nczarr,file,bogus", "bytes"),
+            ("file:///x/d.zarr#mode=nczar", "nczarr"),
+            ("s3://b/k#mode=nczarr,s3,v4", "v2"),
+        ] {
+            assert_eq!(classify_with(p, false, false), Err(NcError::Url), "{p}");
+            let modes = match Uri::parse(p) {
+                Ok(u) => process_fragment(&[], &u.fraglist).1,
+                Err(e) => panic!("{p}: {e:?}"),
+            };
+            let bad = modes.iter().find(|m| !is_known_mode(m)).unwrap();
+            assert_eq!(nearest_mode(bad), nearest, "{p}");
+        }
+        // Every known key, and the keys the Zarr v3 work adds, are accepted.
+        for p in [
+            "file:///x/d.zarr#mode=nczarr,file,consolidated",
+            "file:///x/d.zarr#mode=zarr,file,v2",
+            "file:///x/d.zarr#mode=zarr,file,v3,shards=4",
+            "file:///x/d.zip#mode=nczarr,zip",
+            "file:///x/d.zarr#mode=noxarray,file",
+            "file:///x/d.zarr#mode=xarray,file",
+        ] {
+            assert!(matches!(classify_with(p, true, false), Ok(Target::Zarr(_))), "{p}");
+        }
+        // Mode lists that are not Zarr ones stay someone else's.
+        for p in [
+            "https://h/x.nc#mode=bytes",
+            "https://h/x.nc#mode=bytes,s3",
+            "https://h/x#mode=dap4",
+            "file:///x/y.nc#mode=netcdf-4",
+            "file:///x/y.nc#mode=foo",
+            "file:///x/y.nc#mode=file",
+        ] {
+            assert_eq!(classify_with(p, false, false), Ok(Target::NotZarr), "{p}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_with_a_zarr_fragment() {
+        let cwd = std::env::current_dir().unwrap();
+        for (p, rel, kind) in [
+            ("out.zarr#mode=nczarr,file", "out.zarr", StoreKind::File),
+            ("sub/out.zarr#mode=zarr,file", "sub/out.zarr", StoreKind::File),
+            ("a%20b.zarr#mode=nczarr,file", "a%20b.zarr", StoreKind::File),
+            ("o.zip#mode=nczarr,zip", "o.zip", StoreKind::Zip),
+        ] {
+            for create in [true, false] {
+                let l = match classify_with(p, create, false) {
+                    Ok(Target::Zarr(l)) => l,
+                    other => panic!("{p}: {other:?}"),
+                };
+                assert_eq!(l.path, cwd.join(rel).to_str().unwrap(), "{p}");
+                assert_eq!(l.kind, kind);
+                assert_eq!(l.original, p);
+            }
+        }
+        assert_eq!(zarr("/abs/x.zarr#mode=nczarr,file").path, "/abs/x.zarr");
+        assert_eq!(zarr("/abs/x.zarr#mode=nczarr,file").mode, ["nczarr", "file"]);
+        // A misspelled key there is an error too; a fragment that is not
+        // Zarr's leaves the name alone (a file may have # in its name).
+        assert_eq!(
+            classify_with("out.zarr#mode=nczar,file", true, false),
+            Err(NcError::Url)
+        );
+        assert_eq!(classify_with("notes#1.nc", true, false), Ok(Target::NotZarr));
+        assert_eq!(classify_with("x.nc#mode=netcdf-4", true, false), Ok(Target::NotZarr));
     }
 
     #[test]
@@ -839,7 +1048,7 @@ mod tests {
         std::fs::create_dir(&z).unwrap();
         let zs = z.to_str().unwrap();
         assert_eq!(classify_with(zs, false, false), Ok(Target::NotZarr));
-        for marker in ZARR_MARKERS {
+        for marker in markers::ALL {
             std::fs::write(z.join(marker), "{}").unwrap();
             let t = classify_with(&format!("{zs}/"), false, false).unwrap();
             let Target::Zarr(l) = t else { panic!("{marker}") };

@@ -159,7 +159,7 @@ impl Source<'_> {
                     Ok(m) => out.push((name, m)),
                     Err(_) => crate::nclog!(Level::Warn, "{} is hidden: invalid metadata", k.as_str()),
                 },
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(out)

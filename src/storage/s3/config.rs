@@ -15,6 +15,16 @@
 //! - any other `http(s)://host[:port]/<bucket>/<key>`: an S3-compatible server
 //!   addressed path-style (plain `http` allowed).
 //!
+//! The `url` crate parses the URL (user information is refused, the query is
+//! ignored, path segments are percent-decoded); what is left here is which
+//! host names are AWS's and where they put the bucket. object_store's
+//! `AmazonS3Builder::with_url` does not take that over: it knows only
+//! `s3.R.amazonaws.com`, `B.s3[.R].amazonaws.com` and `s3://` (not
+//! `s3.amazonaws.com`, `s3-R.amazonaws.com`, `gs3://` or other servers), drops
+//! the key prefix, and lets the host's region override `aws.region`. The
+//! builder gets the resolved bucket, region, endpoint and addressing style
+//! instead, and derives AWS's own endpoints from them.
+//!
 //! Profile: the `aws.profile` fragment key, the `.rc` key `AWS.PROFILE`,
 //! `AWS_PROFILE`, else `default` (netcdf-c 4.10.1's order). The profiles `none`
 //! and `no` mean unsigned requests.
@@ -44,8 +54,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::error::{NcError, NcResult};
 use crate::log::Level;
+use crate::storage::{StoreError, StoreResult};
 
 /// The largest configuration file read (bytes); larger ones are ignored.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -348,13 +358,13 @@ struct UrlParts {
     endpoint_from_env: bool,
 }
 
-fn decode(s: &str) -> NcResult<String> {
+fn decode(s: &str) -> StoreResult<String> {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|c| c.into_owned())
         .map_err(|_| {
             crate::nclog!(Level::Error, "s3: URL path is not UTF-8 after decoding");
-            NcError::Url
+            StoreError::InvalidUrl
         })
 }
 
@@ -367,35 +377,82 @@ fn aws_region_of(rest: &str) -> Option<String> {
     (!r.is_empty() && !r.contains('.')).then(|| r.to_string())
 }
 
-fn parse_url(url: &str) -> NcResult<UrlParts> {
+/// How an `amazonaws.com` host addresses a bucket.
+#[derive(Debug, PartialEq, Eq)]
+enum AwsHost {
+    /// `s3[.-]R.amazonaws.com`: the bucket is the first path segment.
+    PathStyle { region: Option<String> },
+    /// `<bucket>.s3[.-]R.amazonaws.com`.
+    VirtualHosted { bucket: String, region: Option<String> },
+}
+
+/// netcdf-c's reading of an AWS host name (lower case); None for any other host.
+fn aws_host(host: &str) -> Option<AwsHost> {
+    let front = host.strip_suffix(".amazonaws.com")?;
+    if let Some(rest) = front.strip_prefix("s3")
+        && (rest.is_empty() || rest.starts_with(['.', '-']))
+    {
+        return Some(AwsHost::PathStyle {
+            region: aws_region_of(rest),
+        });
+    }
+    let i = front.find(".s3")?;
+    let rest = &front[i + 3..];
+    (rest.is_empty() || rest.starts_with(['.', '-'])).then(|| AwsHost::VirtualHosted {
+        bucket: front[..i].to_string(),
+        region: aws_region_of(rest),
+    })
+}
+
+/// Split a dataset URL into what it says. The `url` crate parses it (scheme,
+/// user information, host, port, IPv6 literals, dot segments); this decides
+/// where the bucket and the key prefix are, as netcdf-c does.
+fn parse_url(url: &str) -> StoreResult<UrlParts> {
     let bad = |why: &str| {
         crate::nclog!(Level::Error, "s3: {url}: {why}");
-        NcError::Url
+        StoreError::InvalidUrl
     };
-    let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("not a URL"))?;
-    let scheme = scheme.to_ascii_lowercase();
-    let rest = rest.split_once('?').map_or(rest, |(r, _)| r);
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    if authority.contains('@') {
-        return Err(bad("user information in an S3 URL is not supported (use a profile)"));
-    }
-    let hostport = authority.to_ascii_lowercase();
-    let host = match hostport.rsplit_once(':') {
-        Some((h, p)) if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) => h,
-        _ => hostport.as_str(),
-    };
-    if host.is_empty() {
+    // An empty authority has no host: WHATWG parsing would take the first
+    // path segment for one ("http:///b/k" as host "b").
+    if url.split_once("://").is_some_and(|(_, rest)| rest.starts_with('/')) {
         return Err(bad("no host"));
     }
+    let u = url::Url::parse(url).map_err(|e| bad(&format!("not a URL ({e})")))?;
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err(bad("user information in an S3 URL is not supported (use a profile)"));
+    }
+    let scheme = u.scheme().to_string();
+    // Hosts of http(s) URLs come lower case; those of s3:// and gs3:// as
+    // written (and percent-encoded): bucket names are lower case.
+    let host = u
+        .host_str()
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| bad("no host"))?
+        .to_ascii_lowercase();
+    let hostport = match u.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.clone(),
+    };
+    let path = u.path().to_string();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let join = |segs: &[&str]| -> NcResult<String> {
-        let parts: NcResult<Vec<String>> = segs.iter().map(|s| decode(s)).collect();
+    let join = |segs: &[&str]| -> StoreResult<String> {
+        let parts: StoreResult<Vec<String>> = segs.iter().map(|s| decode(s)).collect();
         Ok(parts?.join("/"))
     };
-    let path_style = |endpoint: Option<String>, host_region, from_env| -> NcResult<UrlParts> {
+    let in_host = |endpoint: Option<String>, from_env: bool| -> StoreResult<UrlParts> {
+        Ok(UrlParts {
+            scheme: scheme.clone(),
+            hostport: hostport.clone(),
+            bucket: decode(&host)?,
+            prefix: join(&segments)?,
+            path: path.clone(),
+            endpoint,
+            virtual_hosted: false,
+            host_region: None,
+            endpoint_from_env: from_env,
+        })
+    };
+    let path_style = |endpoint: Option<String>, host_region: Option<String>| -> StoreResult<UrlParts> {
         let Some((bucket, key)) = segments.split_first() else {
             return Err(bad("no bucket in the URL path"));
         };
@@ -404,64 +461,46 @@ fn parse_url(url: &str) -> NcResult<UrlParts> {
             hostport: hostport.clone(),
             bucket: decode(bucket)?,
             prefix: join(key)?,
-            path: path.to_string(),
+            path: path.clone(),
             endpoint,
             virtual_hosted: false,
             host_region,
-            endpoint_from_env: from_env,
+            endpoint_from_env: false,
         })
     };
     match scheme.as_str() {
-        "s3" => Ok(UrlParts {
-            scheme: scheme.clone(),
-            hostport: hostport.clone(),
-            bucket: decode(host)?,
-            prefix: join(&segments)?,
-            path: path.to_string(),
-            endpoint: None,
-            virtual_hosted: false,
-            host_region: None,
-            endpoint_from_env: true,
-        }),
-        "gs3" => Ok(UrlParts {
-            scheme: scheme.clone(),
-            hostport: hostport.clone(),
-            bucket: decode(host)?,
-            prefix: join(&segments)?,
-            path: path.to_string(),
-            endpoint: Some("https://storage.googleapis.com".to_string()),
-            virtual_hosted: false,
-            host_region: None,
-            endpoint_from_env: false,
-        }),
-        "http" | "https" => {
-            if let Some(front) = host.strip_suffix(".amazonaws.com") {
-                // bucket.s3[.-]R or s3[.-]R
-                if let Some(rest) = front.strip_prefix("s3")
-                    && (rest.is_empty() || rest.starts_with(['.', '-']))
-                {
-                    return path_style(None, aws_region_of(rest), false);
-                }
-                if let Some(i) = front.find(".s3") {
-                    let rest = &front[i + 3..];
-                    if rest.is_empty() || rest.starts_with(['.', '-']) {
-                        return Ok(UrlParts {
-                            scheme: scheme.clone(),
-                            hostport: hostport.clone(),
-                            bucket: front[..i].to_string(),
-                            prefix: join(&segments)?,
-                            path: path.to_string(),
-                            endpoint: None,
-                            virtual_hosted: true,
-                            host_region: aws_region_of(rest),
-                            endpoint_from_env: false,
-                        });
-                    }
-                }
-            }
-            path_style(Some(format!("{scheme}://{hostport}")), None, false)
-        }
+        "s3" => in_host(None, true),
+        "gs3" => in_host(Some("https://storage.googleapis.com".to_string()), false),
+        "http" | "https" => match aws_host(&host) {
+            Some(AwsHost::PathStyle { region }) => path_style(None, region),
+            Some(AwsHost::VirtualHosted { bucket, region }) => Ok(UrlParts {
+                scheme: scheme.clone(),
+                hostport: hostport.clone(),
+                bucket,
+                prefix: join(&segments)?,
+                path: path.clone(),
+                endpoint: None,
+                virtual_hosted: true,
+                host_region: region,
+                endpoint_from_env: false,
+            }),
+            None => path_style(Some(format!("{scheme}://{hostport}")), None),
+        },
         _ => Err(bad("not an s3, gs3, http or https URL")),
+    }
+}
+
+/// An endpoint URL (`AWS_ENDPOINT_URL`, a profile's `endpoint_url`): http or
+/// https with a host, without a trailing '/'.
+fn check_endpoint(e: &str) -> StoreResult<String> {
+    match url::Url::parse(e) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()) => {
+            Ok(e.trim_end_matches('/').to_string())
+        }
+        _ => {
+            crate::nclog!(Level::Error, "s3: endpoint {e:?} is not an http(s) URL");
+            Err(StoreError::InvalidUrl)
+        }
     }
 }
 
@@ -471,11 +510,11 @@ fn is_unsigned_profile(p: &str) -> bool {
 
 /// Resolve an S3 dataset URL (without fragment) and its fragment pairs (keys
 /// lower case) against `env`.
-pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> NcResult<S3Config> {
+pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> StoreResult<S3Config> {
     let parts = parse_url(url)?;
     if parts.bucket.is_empty() {
         crate::nclog!(Level::Error, "s3: {url}: no bucket");
-        return Err(NcError::Url);
+        return Err(StoreError::InvalidUrl);
     }
     let frag = |k: &str| {
         fragment
@@ -496,7 +535,7 @@ pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> N
             "s3: profile {:?} is not in the AWS config or credentials file",
             profile
         );
-        return Err(NcError::S3);
+        return Err(StoreError::Remote);
     }
     let pget = |k: &str| {
         entries
@@ -546,16 +585,11 @@ pub fn resolve(url: &str, fragment: &[(String, String)], env: &Environment) -> N
         env.var("AWS_ENDPOINT_URL_S3")
             .or_else(|| env.var("AWS_ENDPOINT_URL"))
             .or_else(|| pget("endpoint_url"))
-            .map(|e| e.trim_end_matches('/').to_string())
+            .map(check_endpoint)
+            .transpose()?
     } else {
         parts.endpoint.clone()
     };
-    if let Some(e) = &endpoint
-        && !(e.starts_with("http://") || e.starts_with("https://"))
-    {
-        crate::nclog!(Level::Error, "s3: endpoint {e:?} is not an http(s) URL");
-        return Err(NcError::Url);
-    }
     let _ = &parts.scheme;
     Ok(S3Config {
         bucket: parts.bucket,
@@ -617,9 +651,63 @@ mod tests {
         let c = resolve("gs3://gb/k", &[], &env()).unwrap();
         assert_eq!(c.endpoint.as_deref(), Some("https://storage.googleapis.com"));
 
-        for bad in ["http://127.0.0.1:7480/", "ftp://x/y", "https://u:p@h/b/k", "noscheme"] {
-            assert_eq!(resolve(bad, &[], &env()), Err(NcError::Url), "{bad}");
+        for bad in [
+            "http://127.0.0.1:7480/",
+            "ftp://x/y",
+            "https://u:p@h/b/k",
+            "https://user@h/b/k",
+            "http://h:port/b/k",
+            "http://h:99999/b/k",
+            "http:///b/k",
+            "s3:///k",
+            "noscheme",
+            "",
+        ] {
+            assert_eq!(resolve(bad, &[], &env()), Err(StoreError::InvalidUrl), "{bad}");
         }
+    }
+
+    /// What the URL parser normalises: case, default ports, IPv6 literals,
+    /// dot segments, empty segments, percent-encoding.
+    #[test]
+    fn url_normalisation() {
+        let parts = |u: &str| {
+            let c = resolve(u, &[], &env()).unwrap();
+            (c.bucket, c.prefix, c.endpoint, c.region, c.virtual_hosted)
+        };
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            parts("http://[::1]:9000/bkt/k"),
+            (s("bkt"), s("k"), Some(s("http://[::1]:9000")), s("us-east-1"), false)
+        );
+        assert_eq!(
+            parts("https://h.example:443/b//k/"),
+            (s("b"), s("k"), Some(s("https://h.example")), s("us-east-1"), false)
+        );
+        assert_eq!(
+            parts("HTTPS://S3.EU-WEST-1.AMAZONAWS.COM/Bkt/K"),
+            (s("Bkt"), s("K"), None, s("eu-west-1"), false)
+        );
+        assert_eq!(
+            parts("https://MyBkt.S3.us-west-2.amazonaws.com/a/./b/../c%2Fd"),
+            (s("mybkt"), s("a/c/d"), None, s("us-west-2"), true)
+        );
+        assert_eq!(parts("s3://BKT/a/../b").0, "bkt");
+        assert_eq!(parts("s3://BKT/a/../b").1, "b");
+        assert_eq!(parts("s3://b%2Dx/k%20l").0, "b-x");
+        assert_eq!(parts("s3://b%2Dx/k%20l").1, "k l");
+        assert_eq!(parts("https://s3.dualstack.ap-east-1.amazonaws.com/b/k").3, "ap-east-1");
+        // Only amazonaws.com hosts are AWS's.
+        assert_eq!(
+            parts("https://b.s3.us-west-2.amazonaws.com.evil.example/b2/k"),
+            (
+                s("b2"),
+                s("k"),
+                Some(s("https://b.s3.us-west-2.amazonaws.com.evil.example")),
+                s("us-east-1"),
+                false
+            )
+        );
     }
 
     /// Every URL form, from what the user passes to `nc_open` to the config.
@@ -752,7 +840,7 @@ mod tests {
         assert_eq!(resolve("s3://b/k", &f, &e).unwrap().profile, "default");
         // A profile named explicitly must exist.
         let f = frag(&[("aws.profile", "missing")]);
-        assert_eq!(resolve("s3://b/k", &f, &e), Err(NcError::S3));
+        assert_eq!(resolve("s3://b/k", &f, &e), Err(StoreError::Remote));
         // Debug output never shows a key.
         let shown = format!(
             "{:?}",
@@ -786,7 +874,7 @@ mod tests {
         let c = resolve("https://b.s3.us-east-2.amazonaws.com/k", &[], &e).unwrap();
         assert_eq!(c.endpoint, None);
         e.vars.insert("AWS_ENDPOINT_URL_S3".into(), "ftp://x".into());
-        assert_eq!(resolve("s3://b/k", &[], &e), Err(NcError::Url));
+        assert_eq!(resolve("s3://b/k", &[], &e), Err(StoreError::InvalidUrl));
     }
 
     #[test]
