@@ -41,7 +41,7 @@ extern "C" {
  * The mode key shards=auto (or shards=<bytes>, with k, m or g suffixes) in a
  * dataset's URL gives every new variable shards of about 64 MiB (or that
  * size), so that unchanged programs such as nccopy write sharded datasets:
- *   nccopy in.zarr 'file:///out.zarr#mode=nczarr,v3,file&shards=auto'
+ *   nccopy in.zarr 'file:///out.zarr#mode=nczarr,v3,shards=auto,file'
  */
 EXTERNL int nc_def_var_zarr_shards(int ncid, int varid, const size_t *shardsizes);
 EXTERNL int nc_inq_var_zarr_shards(int ncid, int varid, int *shardedp, size_t *shardsizesp);

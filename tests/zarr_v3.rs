@@ -1440,3 +1440,85 @@ fn netcdf_c_draft_conventions_read() {
     }
     check(nc_close(ncid));
 }
+
+// ----- S3 -----
+
+/// The S3 test server (scripts/s3-server.sh), its credentials where the
+/// library looks for them; None (skipped) with NCZ_S3=0.
+fn s3() -> Option<common::S3Server> {
+    let srv = common::s3_server()?;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: set once, before any S3 test of this binary opens a
+        // dataset, to the same values for every test.
+        unsafe {
+            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
+            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
+            std::env::set_var("NCRCENV_IGNORE", "1");
+        }
+    });
+    Some(srv)
+}
+
+/// A dataset prefix of its own in the bucket.
+fn s3_prefix(srv: &common::S3Server, what: &str) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{}/{}/v3-{what}-{}-{t}", srv.endpoint, srv.bucket, std::process::id())
+}
+
+/// The library's S3 store at `url` (no fragment), created when `create`.
+fn s3_store(srv: &common::S3Server, url: &str, create: bool) -> netcdf::storage::s3::S3Store {
+    use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
+    let mut env = Environment::default();
+    env.vars.insert("AWS_ACCESS_KEY_ID".into(), srv.key_id.clone());
+    env.vars.insert("AWS_SECRET_ACCESS_KEY".into(), srv.secret.clone());
+    let cfg = config::resolve(url, &[], &env).unwrap();
+    if create {
+        S3Store::create(&cfg, netcdf::storage::Replace::Never, S3Options::default()).unwrap()
+    } else {
+        S3Store::open(&cfg, true, S3Options::default()).unwrap()
+    }
+}
+
+/// Upload a directory tree below the store's root.
+fn upload(store: &dyn netcdf::storage::Store, dir: &Path) {
+    for rel in objects(dir) {
+        let key = netcdf::storage::Key::new(&rel).unwrap();
+        store.put(&key, &fs::read(dir.join(&rel)).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn v3_through_s3() {
+    use netcdf::storage::Store;
+    let Some(srv) = s3() else { return };
+    // What zarr-python wrote (consolidated; sharded with ranged reads).
+    for name in ["zp3_defaults.zarr", "zp3_shards.zarr"] {
+        let base = s3_prefix(&srv, name);
+        let store = s3_store(&srv, &base, true);
+        upload(&store, &testdata(name));
+        check_dataset(&format!("{base}#mode=zarr,s3"), &testdata(name).join("expected.json"));
+        store.destroy().unwrap();
+    }
+    // What this library writes, sharded or not.
+    let tmp = tempfile::tempdir().unwrap();
+    for mode in ["nczarr,v3,s3", "zarr,v3,consolidated,s3", "nczarr,v3,shards=256,s3"] {
+        let base = s3_prefix(&srv, &mode.replace([',', '='], "-"));
+        write_sample(&format!("{base}#mode={mode}"));
+        let e = tmp.path().join("expected.json");
+        fs::write(&e, sample_expected(mode.starts_with("nczarr")).to_string()).unwrap();
+        check_dataset(&format!("{base}#mode={mode}"), &e);
+        let store = s3_store(&srv, &base, false);
+        let meta = store
+            .get(&netcdf::storage::Key::new("temp/zarr.json").unwrap(), 1 << 20)
+            .unwrap()
+            .unwrap();
+        let meta: Value = serde_json::from_slice(&meta).unwrap();
+        let sharded = meta["codecs"][0]["name"] == "sharding_indexed";
+        assert_eq!(sharded, mode.contains("shards"), "{mode}");
+        store.destroy().unwrap();
+    }
+}

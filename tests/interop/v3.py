@@ -354,7 +354,7 @@ def nccopy_sharded():
     back = os.path.join(OPT.work, "sharded_back.zarr")
     for p in (v3, back):
         shutil.rmtree(p, ignore_errors=True)
-    run([nccopy, url(v2, "nczarr,file"), url(v3, "nczarr,v3,file") + "&shards=200"], "nccopy v2 -> sharded v3")
+    run([nccopy, url(v2, "nczarr,file"), url(v3, "nczarr,v3,shards=200,file")], "nccopy v2 -> sharded v3")
     meta = json.load(open(os.path.join(v3, "temp", "zarr.json")))
     if meta["codecs"][0]["name"] != "sharding_indexed":
         raise AssertionError("temp is not sharded: " + json.dumps(meta["codecs"]))

@@ -508,9 +508,17 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
     let xarray_dims = !modes.iter().any(|m| m == "noxarray");
     let consolidated = env_consolidated || modes.iter().any(|m| m == "consolidated");
     let zarr_format = zarr_format(&modes);
-    let shard_target = match fragment.iter().find(|(k, _)| k == "shards") {
+    // `shards=` in the mode list (`#mode=nczarr,v3,shards=auto,file`), or
+    // as a fragment key of its own (`#mode=nczarr,v3,file&shards=auto`).
+    let in_modes = modes
+        .iter()
+        .rev()
+        .find(|m| mode_key(m) == "shards")
+        .map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
+    let in_keys = fragment.iter().find(|(k, _)| k == "shards").map(|(_, v)| v.clone());
+    let shard_target = match in_modes.or(in_keys) {
         None => None,
-        Some((_, v)) => shard_target(v).ok_or_else(|| {
+        Some(v) => shard_target(&v).ok_or_else(|| {
             crate::nclog!(
                 crate::log::Level::Error,
                 "{original}: bad shards={v:?} (auto, none or a size in bytes)"
@@ -799,6 +807,10 @@ mod tests {
         assert_eq!(t("SHARDS=2GiB"), Some(2 << 30));
         assert_eq!(t("shards=4096"), Some(4096));
         assert_eq!(t("shards=none"), None);
+        let m = |f: &str| zarr(&format!("file:///x.zarr#mode={f}")).shard_target;
+        assert_eq!(m("nczarr,v3,shards=auto,file"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(m("nczarr,v3,file,shards=2m"), Some(2 << 20));
+        assert_eq!(m("nczarr,v3,file,shards"), Some(AUTO_SHARD_BYTES));
         assert_eq!(t("other=1"), None);
         for bad in ["shards=lots", "shards=12q", "shards=99999999999999999999g", "shards=-5"] {
             assert_eq!(
