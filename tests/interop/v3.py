@@ -15,6 +15,7 @@ Check families:
                            xarray), written now, read by ncvals against their
                            expected.json
   zarr3->ncdump/DATASET    Debian's ncdump prints them (exit 0, every variable)
+  zarr3->python3-netcdf4/DATASET  Debian's python3-netcdf4 reads their values
   tensorstore->ours, zarrs->ours   sharded arrays those libraries write
   ours->zarr3/MODE, ours->xarray/MODE, ours->tensorstore/MODE
                            ncwrite (ours) as v3, read back by each
@@ -168,6 +169,7 @@ def zarr3_to_ours(gen):
         check(f"zarr3->ours/{ds}", check_expected, url(d, "zarr,file"), os.path.join(d, "expected.json"))
         check(f"zarr3->ours/{ds}/plain-path", check_expected, d, os.path.join(d, "expected.json"))
         check(f"zarr3->ncdump/{ds}", debian_ncdump, d, os.path.join(d, "expected.json"))
+        check(f"zarr3->python3-netcdf4/{ds}", debian_netcdf4, d, os.path.join(d, "expected.json"))
     z = os.path.join(gen, "zp3_defaults.zarr.zip")
     check("zarr3->ours/zip", check_expected, url(z, "zarr,zip"),
           os.path.join(gen, "zp3_defaults.zarr", "expected.json"))
@@ -182,6 +184,30 @@ def debian_ncdump(path, expected_path):
         name = p.rsplit("/", 1)[1]
         if f" {name}" not in out:
             raise AssertionError(f"ncdump does not show {p}")
+
+
+def debian_netcdf4(path, expected_path):
+    """Debian's python3-netcdf4 (its own Python, our library underneath)
+    reads every expected variable with the expected raw values."""
+    py = "/usr/bin/python3"
+    probe = subprocess.run([py, "-c", "import netCDF4"], env=env_ours(), capture_output=True)
+    if probe.returncode != 0:
+        raise Skip("no python3-netcdf4 for /usr/bin/python3")
+    prog = (
+        "import json, sys, netCDF4\n"
+        "ds = netCDF4.Dataset(sys.argv[1])\n"
+        "ds.set_auto_maskandscale(False)\n"
+        "out = {}\n"
+        "for p in json.load(open(sys.argv[2]))['vars']:\n"
+        "    g, name = p.rsplit('/', 1)\n"
+        "    grp = ds[g] if g else ds\n"
+        "    v = grp.variables[name][...]\n"
+        "    out[p] = [x if isinstance(x, str) else float(x) for x in v.ravel().tolist()]\n"
+        "print(json.dumps(out))\n"
+    )
+    got = json.loads(run([py, "-c", prog, url(path, "zarr,file"), expected_path], "python3-netcdf4"))
+    for p, w in json.load(open(expected_path))["vars"].items():
+        same_values(got[p], [num(x) for x in w["values"]], p)
 
 
 def have(module):
