@@ -4,6 +4,10 @@
 //! strided pieces of a compressed variable through a cache too small to hold
 //! it (chunks merged, evicted, written and read back while the others run).
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::{Rng, check};
 use std::ffi::CString;

@@ -9,6 +9,10 @@
 //! `NCZ_CORRECTNESS_CHILD` set; in the parent those test functions return
 //! at once.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use std::ffi::{CStr, CString, c_char, c_int, c_uint};
 use std::path::Path;
 use std::process::Command;

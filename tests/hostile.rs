@@ -2,6 +2,10 @@
 //! codes (or hide the one bad variable), never a panic (NC_EINTERNAL), a
 //! hang or wrong data.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use std::ffi::{CString, c_int};
 use std::fs;
 use std::path::Path;
@@ -93,16 +97,37 @@ fn malformed_metadata_hides_the_variable() {
         r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 1e40}"#,
         r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": 7, "fill_value": 0}"#,
         r#"{"zarr_format": 3, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0}"#,
-        r#"{"zarr_format": 2, "shape": [4294967296, 4294967296, 4294967296], "chunks": [1,1,1], "dtype": "<i4", "fill_value": 0}"#,
         r#"{"zarr_format": 2, "shape": [6], "chunks": [18446744073709551615], "dtype": "<i8", "fill_value": 0}"#,
         r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "|S99999999999", "fill_value": ""}"#,
         r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "|O", "fill_value": "", "filters": null}"#,
+        // Fields the Zarr v2 specification defines, with values it does not allow.
+        r#"{"shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": "2", "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "filters": {"id": "shuffle", "elementsize": 4}}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "filters": [{"elementsize": 4}]}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "filters": "zlib"}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "compressor": [{"id": "zlib"}]}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "compressor": {"level": 1}}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "dimension_separator": "x"}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "dimension_separator": ""}"#,
+        r#"{"zarr_format": 2, "shape": [6], "chunks": [3], "dtype": "<i4", "fill_value": 0, "order": "X"}"#,
     ];
     for (i, text) in bad_arrays.iter().enumerate() {
         let (open, read) = case(&format!("arr{i}"), |d| zarray(d, text));
         assert_eq!(open, 0, "case {i}: the dataset still opens");
         assert_eq!(read, None, "case {i}: the bad variable is hidden: {text}");
     }
+}
+
+#[test]
+fn an_array_too_large_to_address_is_shown_but_not_read() {
+    // 2^96 elements: the dimensions are fine, the data has no address.
+    let huge = r#"{"zarr_format": 2, "shape": [4294967296, 4294967296, 4294967296], "chunks": [1,1,1], "dtype": "<i4", "fill_value": 0}"#;
+    let shown = case("huge", |d| {
+        zarray(d, huge);
+        fs::write(d.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["a", "b", "c"]}"#).unwrap();
+    });
+    assert_eq!(shown, (0, Some(-62)));
 }
 
 #[test]

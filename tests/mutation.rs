@@ -4,6 +4,10 @@
 //! netCDF status: no panic (which the boundary reports as NC_EINTERNAL), no
 //! crash, no hang.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::{Rng, copy_tree};
 use std::ffi::{CString, c_char, c_int};
@@ -35,16 +39,24 @@ fn mutate(rng: &mut Rng, f: &Path) {
         1 => b.truncate(rng.below(b.len() + 1)),
         2 => b.clear(),
         3 => {
-            // Make a number huge or negative.
+            // Make a number huge or negative, or spell it as Python or
+            // netcdf-c may (bare NaN and infinities, C's `1.`), or as no one does.
             let s = String::from_utf8_lossy(&b).into_owned();
-            let repl = [
+            let words = [
                 "18446744073709551616",
                 "-1",
                 "1e308",
+                "1e999",
                 "99999999999999999999",
                 "0",
                 "NaN",
-            ][rng.below(6)];
+                "-Infinity",
+                "0.",
+                ".5e-3",
+                "nanf",
+                "nope",
+            ];
+            let repl = words[rng.below(words.len())];
             let t = s.replacen(|c: char| c.is_ascii_digit(), repl, 1);
             b = t.into_bytes();
         }

@@ -1522,3 +1522,38 @@ fn v3_through_s3() {
         store.destroy().unwrap();
     }
 }
+
+#[test]
+fn python_json_dialect_reads() {
+    // zarr-python writes zarr.json with Python's json module: bare NaN and
+    // Infinity, in attributes and the fill value. They read as numbers.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("nan.zarr");
+    let meta = base_meta()
+        .to_string()
+        .replace(r#""data_type":"int32""#, r#""data_type":"float64""#)
+        .replace(r#""fill_value":7"#, r#""fill_value":NaN"#)
+        .replace(
+            r#""attributes":{}"#,
+            r#""attributes":{"valid_max":Infinity,"missing":NaN,"text":"NaN"}"#,
+        );
+    assert!(meta.contains("NaN,") && meta.contains("float64"), "{meta}");
+    one_array(&d, &base_meta(), &[]);
+    fs::write(d.join("a/zarr.json"), meta).unwrap();
+    let ncid = open(&url(&d, "zarr,file"));
+    let v = varid(ncid, "a");
+    let mut got = [0f64; 4];
+    let mut ty = 0;
+    unsafe {
+        check(nc_get_var_double(ncid, v, got.as_mut_ptr()));
+        check(nc_get_att_double(ncid, v, c"valid_max".as_ptr(), got[..1].as_mut_ptr()));
+        assert_eq!(got[0], f64::INFINITY);
+        check(nc_inq_atttype(ncid, v, c"missing".as_ptr(), &mut ty));
+        assert_eq!(ty, 6, "bare NaN: a double");
+        check(nc_inq_atttype(ncid, v, c"text".as_ptr(), &mut ty));
+        assert_eq!(ty, 2, "\"NaN\": text");
+        check(nc_get_var_double(ncid, v, got.as_mut_ptr()));
+    }
+    check(nc_close(ncid));
+    assert!(got.iter().all(|x| x.is_nan()), "the NaN fill: {got:?}");
+}

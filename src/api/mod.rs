@@ -159,6 +159,7 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
         writable,
         zarr_format: loc.zarr_format,
         shard_target: loc.shard_target,
+        pure_zarr: loc.zarr,
     };
     let ds = read::open(store, path, opts)?;
     handles::insert(ds)

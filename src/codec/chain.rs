@@ -52,6 +52,7 @@ pub fn resolve(var_name: &str, codecs: &[Value], ctx: &VarContext) -> NcResult<C
         let f = filter(map.hdf5_id()).ok_or_else(unsupported)?;
         let visible = map.codec_to_hdf5(&c.to_string())?;
         let working = map.modify_parameters(ctx, &visible)?;
+        check_config(var_name, id, &working, ctx)?;
         steps.push(Step {
             codec_id: id.to_string(),
             filter: f,
@@ -59,6 +60,35 @@ pub fn resolve(var_name: &str, codecs: &[Value], ctx: &VarContext) -> NcResult<C
         });
     }
     Ok(Chain { steps })
+}
+
+/// Check a codec's working parameters against the variable, where a value
+/// the codec itself accepts cannot describe this variable's chunks (the
+/// data would decode to wrong values): `NC_EFILTER`, logged.
+///
+/// - shuffle: an element of `elementsize` bytes larger than the whole chunk
+///   leaves every chunk as it is; such metadata does not describe how the
+///   chunks were written.
+fn check_config(var_name: &str, id: &str, working: &[u32], ctx: &VarContext) -> NcResult<()> {
+    if id == "shuffle" {
+        let chunk_bytes = ctx
+            .chunk_shape
+            .iter()
+            .try_fold(ctx.type_size as u64, |a, &c| a.checked_mul(c))
+            .unwrap_or(u64::MAX);
+        let es = working.first().copied().unwrap_or(0);
+        if u64::from(es) > chunk_bytes {
+            crate::nclog!(
+                Level::Error,
+                "Variable '{}': shuffle elementsize {} is larger than a chunk ({} bytes)",
+                var_name,
+                es,
+                chunk_bytes
+            );
+            return Err(NcError::Filter);
+        }
+    }
+    Ok(())
 }
 
 impl Chain {

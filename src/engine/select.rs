@@ -101,6 +101,9 @@ impl Selection {
         stride: Option<&[isize]>,
         for_write: bool,
     ) -> NcResult<Selection> {
+        // An array whose element count does not fit 64 bits shows its header
+        // but refuses data access.
+        ds.var_len(var)?;
         if var.is_scalar() {
             // netcdf-c ignores start/count for scalars beyond their being in range.
             if start.first().is_some_and(|&s| s > 0) {

@@ -9,8 +9,7 @@
 
 use std::ffi::c_int;
 
-use super::delegate::forward;
-use super::{put, slice, slice_mut, status};
+use super::{ffi_boundary, put, slice, slice_mut};
 use crate::api::{self, handles};
 
 /// Store variable `varid`'s chunks in shards of `shardsizes` elements (one
@@ -27,8 +26,7 @@ use crate::api::{self, handles};
 /// dimensions.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_zarr_shards(ncid: c_int, varid: c_int, shardsizes: *const usize) -> c_int {
-    forward!(ncid => nc_def_var_zarr_shards(ncid, varid, shardsizes));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_def_var_zarr_shards(ncid, varid, shardsizes); status {
         handles::with(ncid, |ds, grp| {
             let n = ds.var(grp, varid)?.dimids.len();
             let sizes = if shardsizes.is_null() {
@@ -59,8 +57,7 @@ pub unsafe extern "C" fn nc_inq_var_zarr_shards(
     shardedp: *mut c_int,
     shardsizesp: *mut usize,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_zarr_shards(ncid, varid, shardedp, shardsizesp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_zarr_shards(ncid, varid, shardedp, shardsizesp); status {
         let shards = handles::with(ncid, |ds, grp| api::inq_var_shards(ds, grp, varid))?;
         if let (Some(s), false) = (&shards, shardsizesp.is_null()) {
             // SAFETY: non-NULL, valid for one write per dimension (contract).

@@ -4,17 +4,19 @@
 //! objects and uses only a few members of each; building a full
 //! `serde_json::Value` tree of every object (a map, a hash table and an
 //! allocated string per key and per number) was most of the cost of an open.
+//!
+//! Objects are read in the JSON dialect of `dialect` (what Python and
+//! netcdf-c write); a member asked for as a typed value or a tree is first
+//! made strict JSON (`dialect::to_strict`), so `NaN` reads as Zarr's `"NaN"`.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 
-use serde::Deserialize;
-use serde::de::{self, MapAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
+use super::dialect;
 use crate::error::{NcError, NcResult};
 
 /// Past this many members, keys are found through a hash index instead of a
@@ -23,7 +25,7 @@ const SCAN_LIMIT: usize = 16;
 
 /// The most members one object may have (a 64 MiB metadata object of tiny
 /// members would otherwise cost ~40 bytes of index per 6 bytes of text).
-const MAX_MEMBERS: usize = 1 << 20;
+pub const MAX_MEMBERS: usize = 1 << 20;
 
 type Index<'t> = HashMap<Cow<'t, str>, usize, foldhash::fast::RandomState>;
 
@@ -31,7 +33,7 @@ type Index<'t> = HashMap<Cow<'t, str>, usize, foldhash::fast::RandomState>;
 /// first position and its last value, as serde_json's ordered map does.
 #[derive(Debug, Default)]
 pub struct Obj<'t> {
-    members: Vec<(Cow<'t, str>, &'t RawValue)>,
+    members: Vec<(Cow<'t, str>, &'t str)>,
     /// Position of each key, for objects of more than `SCAN_LIMIT` members.
     index: Option<Index<'t>>,
 }
@@ -39,27 +41,58 @@ pub struct Obj<'t> {
 impl<'t> Obj<'t> {
     /// Parse the top level of `text`; malformed JSON, or JSON that is not
     /// an object, is `NC_ENCZARR` (logged with `what`). Depth is bounded by
-    /// serde_json's recursion limit, as for any metadata parse.
+    /// `dialect::MAX_DEPTH`, as for any metadata parse.
     pub fn parse(text: &'t [u8], what: &str) -> NcResult<Obj<'t>> {
         Obj::parse_str(utf8(text, what)?, what)
     }
 
-    /// `parse` of text already known to be UTF-8 (members are then not
-    /// checked again, which a parse from bytes does for each one).
+    /// `parse` of text already known to be UTF-8.
     pub fn parse_str(text: &'t str, what: &str) -> NcResult<Obj<'t>> {
-        serde_json::from_str::<Obj<'t>>(text).map_err(|e| {
-            crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
-            NcError::NcZarr
-        })
+        match dialect::members(text, MAX_MEMBERS) {
+            Ok(all) => Ok(Obj::from_members(all)),
+            Err(e) => {
+                crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
+                Err(NcError::NcZarr)
+            }
+        }
     }
 
-    /// Whether `text` (valid JSON) is an object.
+    /// Parse an attributes object (`.zattrs`): as `parse`, except that a
+    /// member whose value holds a word that is no JSON value, or nests too
+    /// deeply, is kept; reading that member fails (an attribute that cannot
+    /// be read is skipped, not its variable). Members the library interprets
+    /// itself are read through `checked`.
+    pub fn parse_attrs(text: &'t [u8], what: &str) -> NcResult<Obj<'t>> {
+        let text = utf8(text, what)?;
+        match dialect::members_tolerant(text, MAX_MEMBERS) {
+            Ok(all) => Ok(Obj::from_members(all)),
+            Err(e) => {
+                crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
+                Err(NcError::NcZarr)
+            }
+        }
+    }
+
+    /// A member as a strict JSON tree: Ok(None) when absent, `NC_ENCZARR`
+    /// (logged with `what`) when present but unreadable.
+    pub fn checked(&self, key: &str, what: &str) -> NcResult<Option<Value>> {
+        let Some(raw) = self.raw(key) else { return Ok(None) };
+        match to_value(raw) {
+            Some(v) => Ok(Some(v)),
+            None => {
+                crate::nclog!(crate::log::Level::Error, "{}: {} cannot be read", what, key);
+                Err(NcError::NcZarr)
+            }
+        }
+    }
+
+    /// Whether `text` (checked JSON) is an object.
     pub fn is_object_text(text: &str) -> bool {
         text.trim_start().starts_with('{')
     }
 
-    /// A member's raw JSON text.
-    pub fn raw(&self, key: &str) -> Option<&'t RawValue> {
+    /// A member's raw JSON text (in the dialect it was written in).
+    pub fn raw(&self, key: &str) -> Option<&'t str> {
         match &self.index {
             Some(ix) => ix.get(key).map(|&i| self.members[i].1),
             None => self.members.iter().find(|(k, _)| k == key).map(|&(_, v)| v),
@@ -72,29 +105,45 @@ impl<'t> Obj<'t> {
     }
 
     /// A member's text read as an object (None when it is not one).
-    pub fn of_raw(raw: &'t RawValue) -> Option<Obj<'t>> {
-        serde_json::from_str(raw.get()).ok()
+    pub fn of_raw(raw: &'t str) -> Option<Obj<'t>> {
+        if !Obj::is_object_text(raw) {
+            return None;
+        }
+        dialect::members(raw, MAX_MEMBERS).ok().map(Obj::from_members)
     }
 
-    /// A member as a JSON tree.
+    /// A member as a strict JSON tree.
     pub fn value(&self, key: &str) -> Option<Value> {
         self.raw(key).and_then(to_value)
     }
 
     /// A member as a `T`; None when absent or of another JSON type (the
     /// lenient reading `Value::as_u64` / `as_str` / ... give).
-    pub fn get<T: Deserialize<'t>>(&self, key: &str) -> Option<T> {
-        serde_json::from_str(self.raw(key)?.get()).ok()
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        from_raw(self.raw(key)?)
     }
 
     /// A string member (escapes decoded).
     pub fn str(&self, key: &str) -> Option<Cow<'t, str>> {
-        self.get::<Text<'t>>(key).map(|t| t.0)
+        let raw = self.raw(key)?;
+        if !raw.starts_with('"') {
+            return None;
+        }
+        dialect::decode_str(raw).ok()
     }
 
     /// The members in document order.
-    pub fn members(&self) -> impl Iterator<Item = (&str, &'t RawValue)> {
+    pub fn members(&self) -> impl Iterator<Item = (&str, &'t str)> {
         self.members.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+
+    /// The number of members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
     }
 }
 
@@ -106,51 +155,25 @@ pub fn utf8<'t>(bytes: &'t [u8], what: &str) -> NcResult<&'t str> {
     })
 }
 
-/// A member's JSON tree. Its text was checked when the object was parsed,
-/// so this fails only past the recursion limit (then: absent).
-pub fn to_value(raw: &RawValue) -> Option<Value> {
-    match raw.get() {
+/// A member's strict JSON tree. Its text was checked when the object was
+/// parsed, so this fails only past the recursion limit (then: absent).
+pub fn to_value(raw: &str) -> Option<Value> {
+    match raw {
         // (The commonest members, e.g. `"compressor": null`, without a parse.)
         "null" => Some(Value::Null),
-        text => serde_json::from_str(text).ok(),
+        text => serde_json::from_str(&dialect::to_strict(text).ok()?).ok(),
     }
 }
 
-/// A JSON string, borrowed from the document when it has no escapes.
-struct Text<'t>(Cow<'t, str>);
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Borrowed(s)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(s.to_string())))
-            }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(s)))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-impl<'de: 't, 't> Deserialize<'de> for Obj<'t> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Members::deserialize(d).map(|Members(all)| Obj::from_members(all))
-    }
+/// A member's text as a `T` (read as strict JSON); None when it is not one.
+pub fn from_raw<T: DeserializeOwned>(raw: &str) -> Option<T> {
+    serde_json::from_str(&dialect::to_strict(raw).ok()?).ok()
 }
 
 impl<'t> Obj<'t> {
     /// One member per key, in the order keys first appear, each with its
     /// last value (in place: repeated keys are rare).
-    fn from_members(mut all: Vec<(Cow<'t, str>, &'t RawValue)>) -> Obj<'t> {
+    fn from_members(mut all: Vec<dialect::Member<'t>>) -> Obj<'t> {
         let mut index: Option<Index<'t>> = None;
         let mut kept = 0;
         for i in 0..all.len() {
@@ -179,34 +202,6 @@ impl<'t> Obj<'t> {
         }
         all.truncate(kept);
         Obj { members: all, index }
-    }
-}
-
-/// A JSON object's members as they come, repeated keys included (the
-/// caller decides what a repeated key means).
-pub struct Members<'t>(pub Vec<(Cow<'t, str>, &'t RawValue)>);
-
-impl<'de: 't, 't> Deserialize<'de> for Members<'t> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'t>(std::marker::PhantomData<&'t ()>);
-        impl<'de: 't, 't> Visitor<'de> for V<'t> {
-            type Value = Members<'t>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'t>, A::Error> {
-                let mut members = Vec::new();
-                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-                    if members.len() == MAX_MEMBERS {
-                        return Err(de::Error::custom(format_args!("more than {MAX_MEMBERS} members")));
-                    }
-                    let value: &'de RawValue = map.next_value()?;
-                    members.push((key, value));
-                }
-                Ok(Members(members))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -269,6 +264,25 @@ mod tests {
         }
         text.push('}');
         assert!(Obj::parse(text.as_bytes(), "t").is_err());
+    }
+
+    #[test]
+    fn dialect_members_read_as_strict_json() {
+        let o = Obj::parse(br#"{"f": NaN, "a": [0., 1.e2], "s": "x"}"#, "t").unwrap();
+        assert_eq!(o.value("f"), Some(serde_json::json!("NaN")));
+        assert_eq!(o.get::<Vec<f64>>("a"), Some(vec![0.0, 100.0]));
+        assert_eq!(o.raw("a"), Some("[0., 1.e2]"));
+        assert_eq!(o.str("f"), None);
+        assert_eq!(o.str("s").as_deref(), Some("x"));
+        assert!(Obj::parse(br#"{"f": nope}"#, "t").is_err());
+        let a = Obj::parse_attrs(br#"{"f": nope, "g": 1}"#, "t").unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.get::<u64>("g"), Some(1));
+        assert_eq!(a.value("f"), None);
+        assert_eq!(a.checked("f", "t"), Err(NcError::NcZarr));
+        assert_eq!(a.checked("g", "t"), Ok(Some(serde_json::json!(1))));
+        assert_eq!(a.checked("h", "t"), Ok(None));
+        assert!(Obj::parse_attrs(br#"{"f": [}"#, "t").is_err());
     }
 
     #[test]

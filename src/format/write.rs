@@ -24,8 +24,9 @@ fn att_dtype(a: &Att) -> String {
     }
 }
 
-fn atts_out(atts: &[Att]) -> Vec<(String, Out)> {
-    atts.iter().map(|a| (a.name.clone(), att_to_out(a))).collect()
+/// Attributes as JSON; `typed`: their types are recorded (`_nczarr_attr`).
+fn atts_out(atts: &[Att], typed: bool) -> Vec<(String, Out)> {
+    atts.iter().map(|a| (a.name.clone(), att_to_out(a, typed))).collect()
 }
 
 fn types_out(atts: &[Att], extra: &[&str]) -> Out {
@@ -123,7 +124,7 @@ pub fn zarray(ds: &Dataset, var: &Var) -> Out {
 
 /// `.zattrs` of a variable.
 pub fn var_zattrs(ds: &Dataset, var: &Var) -> Out {
-    let mut pairs = atts_out(&var.atts);
+    let mut pairs = atts_out(&var.atts, !ds.flavor.pure_zarr);
     let mut extra = Vec::new();
     if ds.flavor.xarray {
         let names: Vec<Out> = var.dimids.iter().map(|&d| Out::Str(ds.dims[d].name.clone())).collect();
@@ -164,7 +165,7 @@ pub fn var_zattrs(ds: &Dataset, var: &Var) -> Out {
 /// `.zattrs` of a group.
 pub fn group_zattrs(ds: &Dataset, grp: usize) -> Out {
     let g = &ds.groups[grp];
-    let mut pairs = atts_out(&g.atts);
+    let mut pairs = atts_out(&g.atts, !ds.flavor.pure_zarr);
     let mut extra = Vec::new();
     if grp == 0 {
         let p = ds.ncproperties.clone().unwrap_or_else(ncproperties);

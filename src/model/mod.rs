@@ -8,6 +8,7 @@ pub mod convert;
 pub mod quantize;
 pub mod types;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
@@ -75,6 +76,101 @@ impl Att {
     }
 }
 
+/// Past this many attributes, names are found through a hash index.
+const ATT_SCAN_LIMIT: usize = 16;
+
+/// The attributes of a group or a variable, in order, found by name in
+/// constant time: programs ask for attributes by name (ncdump once per
+/// attribute), and a variable may have a hundred thousand of them. Names
+/// are unique; the list changes only through these methods, which keep the
+/// index right. Reading goes through the slice (`Deref`).
+#[derive(Debug, Clone, Default)]
+pub struct AttList {
+    list: Vec<Att>,
+    /// Position of each name, once the list is longer than `ATT_SCAN_LIMIT`.
+    index: Option<HashMap<String, usize>>,
+}
+
+impl AttList {
+    /// The position of the attribute `name`.
+    pub fn position_of(&self, name: &str) -> Option<usize> {
+        match &self.index {
+            Some(ix) => ix.get(name).copied(),
+            None => self.list.iter().position(|a| a.name == name),
+        }
+    }
+
+    /// The attribute `name`.
+    pub fn by_name(&self, name: &str) -> Option<&Att> {
+        self.position_of(name).map(|i| &self.list[i])
+    }
+
+    /// Add an attribute at the end, or replace the one of the same name in place.
+    pub fn set(&mut self, att: Att) {
+        if let Some(i) = self.position_of(&att.name) {
+            self.list[i] = att;
+            return;
+        }
+        if let Some(ix) = &mut self.index {
+            ix.insert(att.name.clone(), self.list.len());
+        }
+        self.list.push(att);
+        if self.index.is_none() && self.list.len() > ATT_SCAN_LIMIT {
+            self.reindex();
+        }
+    }
+
+    /// `set`, under the name of `Vec`'s method.
+    pub fn push(&mut self, att: Att) {
+        self.set(att);
+    }
+
+    /// Rename `old` to `new` (which must not be in use); false when `old` is absent.
+    pub fn rename(&mut self, old: &str, new: &str) -> bool {
+        let Some(i) = self.position_of(old) else { return false };
+        self.list[i].name = new.to_string();
+        if let Some(ix) = &mut self.index {
+            ix.remove(old);
+            ix.insert(new.to_string(), i);
+        }
+        true
+    }
+
+    /// Keep only the attributes `keep` accepts.
+    pub fn retain(&mut self, keep: impl FnMut(&Att) -> bool) {
+        let before = self.list.len();
+        self.list.retain(keep);
+        if self.list.len() != before {
+            self.reindex();
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.index = (self.list.len() > ATT_SCAN_LIMIT)
+            .then(|| self.list.iter().enumerate().map(|(i, a)| (a.name.clone(), i)).collect());
+    }
+}
+
+impl std::ops::Deref for AttList {
+    type Target = [Att];
+    fn deref(&self) -> &[Att] {
+        &self.list
+    }
+}
+
+/// A list of attributes; of a repeated name, the first is kept.
+impl From<Vec<Att>> for AttList {
+    fn from(atts: Vec<Att>) -> AttList {
+        let mut l = AttList::default();
+        for a in atts {
+            if l.position_of(&a.name).is_none() {
+                l.set(a);
+            }
+        }
+        l
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Dim {
     pub name: String,
@@ -113,7 +209,7 @@ pub struct Var {
     pub ty: NcType,
     /// Dataset-wide dimension ids, slowest first. Empty for a scalar.
     pub dimids: Vec<usize>,
-    pub atts: Vec<Att>,
+    pub atts: AttList,
     /// Chunk shape (one per dimension; empty for a scalar).
     pub chunks: Vec<usize>,
     pub big_endian: bool,
@@ -181,8 +277,21 @@ pub struct Group {
     /// Dataset-wide ids of the dimensions defined here, in definition order.
     pub dims: Vec<usize>,
     pub vars: Vec<Var>,
-    pub atts: Vec<Att>,
+    pub atts: AttList,
     pub stored_key: Option<String>,
+    /// The dimensions defined here by name, made when first asked for
+    /// (`Dataset::group_dim`): programs look dimensions up by name (ncdump
+    /// once per dimension of every variable).
+    dim_index: std::sync::Mutex<Option<DimIndex>>,
+}
+
+/// A group's dimensions by name, and how many it had when this was made:
+/// a dimension added since (by any code that pushes to `Group::dims`)
+/// makes it stale; renames go through `Dataset::rename_dim`, which drops it.
+#[derive(Debug)]
+struct DimIndex {
+    count: usize,
+    by_name: HashMap<String, usize>,
 }
 
 impl Group {
@@ -193,8 +302,9 @@ impl Group {
             children: Vec::new(),
             dims: Vec::new(),
             vars: Vec::new(),
-            atts: Vec::new(),
+            atts: AttList::default(),
             stored_key: None,
+            dim_index: std::sync::Mutex::new(None),
         }
     }
 }
@@ -301,7 +411,7 @@ impl Var {
             name: name.to_string(),
             ty,
             dimids,
-            atts: Vec::new(),
+            atts: AttList::default(),
             chunks: Vec::new(),
             big_endian: cfg!(target_endian = "big"),
             native_order: false,
@@ -401,7 +511,7 @@ impl Var {
     }
 
     pub fn att(&self, name: &str) -> Option<&Att> {
-        self.atts.iter().find(|a| a.name == name)
+        self.atts.by_name(name)
     }
 
     /// The byte size of one value as stored in a chunk (before codecs).
@@ -444,6 +554,19 @@ impl Dataset {
     /// Current shape of a variable (dimension lengths; empty for a scalar).
     pub fn var_shape(&self, var: &Var) -> Vec<usize> {
         var.dimids.iter().map(|&d| self.dims[d].len).collect()
+    }
+
+    /// The number of values of a variable (1 for a scalar). Dimensions are
+    /// as large as storage says, but a shape whose product does not fit in
+    /// 64 bits has no addressable data: NC_EVARSIZE (netcdf-c's code for a
+    /// variable too large for its format). Such an array is shown, and
+    /// only its data access fails.
+    pub fn var_len(&self, var: &Var) -> NcResult<u64> {
+        let mut lens = var.dimids.iter().map(|&d| self.dims[d].len as u64);
+        if lens.clone().any(|n| n == 0) {
+            return Ok(0);
+        }
+        lens.try_fold(1u64, u64::checked_mul).ok_or(NcError::VarSize)
     }
 
     /// Full path of a group: "/" for the root, "/g1/g2" otherwise.
@@ -493,12 +616,34 @@ impl Dataset {
     pub fn find_dim(&self, grp: usize, name: &str) -> Option<usize> {
         let mut g = Some(grp);
         while let Some(x) = g {
-            if let Some(&d) = self.groups[x].dims.iter().find(|&&d| self.dims[d].name == name) {
+            if let Some(d) = self.group_dim(x, name) {
                 return Some(d);
             }
             g = self.groups[x].parent;
         }
         None
+    }
+
+    /// The dimension `name` defined in group `grp` (not its ancestors), in
+    /// constant time once the group's index is made.
+    pub fn group_dim(&self, grp: usize, name: &str) -> Option<usize> {
+        let g = self.groups.get(grp)?;
+        if g.dims.len() <= 16 {
+            return g.dims.iter().copied().find(|&d| self.dims[d].name == name);
+        }
+        let mut ix = g.dim_index.lock().unwrap_or_else(|p| p.into_inner());
+        if ix.as_ref().is_none_or(|i| i.count != g.dims.len()) {
+            // (On a repeated name the first definition wins, as in a scan.)
+            let mut by_name = HashMap::with_capacity(g.dims.len());
+            for &d in g.dims.iter().rev() {
+                by_name.insert(self.dims[d].name.clone(), d);
+            }
+            *ix = Some(DimIndex {
+                count: g.dims.len(),
+                by_name,
+            });
+        }
+        ix.as_ref().and_then(|i| i.by_name.get(name).copied())
     }
 
     /// Definitions need define mode; the netCDF-4 model enters it by itself
@@ -532,8 +677,7 @@ impl Dataset {
         v.att("_nczarr_maxstrlen").and_then(as_width).or_else(|| {
             self.groups[0]
                 .atts
-                .iter()
-                .find(|a| a.name == "_nczarr_default_maxstrlen")
+                .by_name("_nczarr_default_maxstrlen")
                 .and_then(as_width)
         })
     }
@@ -608,7 +752,7 @@ impl Dataset {
         self.group(grp)?;
         check_name(name)?;
         self.require_define()?;
-        if self.groups[grp].dims.iter().any(|&d| self.dims[d].name == name) {
+        if self.group_dim(grp, name).is_some() {
             return Err(NcError::NameInUse);
         }
         // netcdf-c refuses sizes that do not fit a signed 64-bit count.
@@ -654,6 +798,10 @@ impl Dataset {
             return Err(NcError::NameInUse);
         }
         self.dims[d].name = name.to_string();
+        *self.groups[owner]
+            .dim_index
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner()) = None;
         self.meta_dirty = true;
         for g in &mut self.groups {
             for v in &mut g.vars {
@@ -824,7 +972,7 @@ impl Dataset {
 
     // ----- attributes -----
 
-    pub fn atts(&self, grp: usize, varid: i32) -> NcResult<&Vec<Att>> {
+    pub fn atts(&self, grp: usize, varid: i32) -> NcResult<&AttList> {
         if varid == crate::model::types::NC_GLOBAL {
             Ok(&self.group(grp)?.atts)
         } else {
@@ -832,7 +980,7 @@ impl Dataset {
         }
     }
 
-    fn atts_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Vec<Att>> {
+    fn atts_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut AttList> {
         if varid == crate::model::types::NC_GLOBAL {
             Ok(&mut self.group_mut(grp)?.atts)
         } else {
@@ -849,10 +997,7 @@ impl Dataset {
     }
 
     pub fn att(&self, grp: usize, varid: i32, name: &str) -> NcResult<&Att> {
-        self.atts(grp, varid)?
-            .iter()
-            .find(|a| a.name == name)
-            .ok_or(NcError::NotAtt)
+        self.atts(grp, varid)?.by_name(name).ok_or(NcError::NotAtt)
     }
 
     pub fn put_att(&mut self, grp: usize, varid: i32, name: &str, ty: NcType, value: AttValue) -> NcResult<()> {
@@ -865,7 +1010,7 @@ impl Dataset {
         if is_reserved_att(name, global, grp == 0) {
             return Err(NcError::NameInUse);
         }
-        let exists = self.atts(grp, varid)?.iter().any(|a| a.name == name);
+        let exists = self.atts(grp, varid)?.position_of(name).is_some();
         if !self.define_mode && !exists {
             self.define_mode = true;
         }
@@ -893,17 +1038,11 @@ impl Dataset {
             v.fill = fill;
             v.cache.clear_fill();
         }
-        let atts = self.atts_mut(grp, varid)?;
-        let att = Att {
+        self.atts_mut(grp, varid)?.set(Att {
             name: name.to_string(),
             ty,
             value,
-        };
-        if let Some(a) = atts.iter_mut().find(|a| a.name == name) {
-            *a = att;
-        } else {
-            atts.push(att);
-        }
+        });
         self.mark_att_dirty(grp, varid);
         Ok(())
     }
@@ -918,12 +1057,10 @@ impl Dataset {
             return Err(NcError::NameInUse);
         }
         let atts = self.atts_mut(grp, varid)?;
-        if atts.iter().any(|a| a.name == newname) {
+        if atts.position_of(newname).is_some() {
             return Err(NcError::NameInUse);
         }
-        if let Some(a) = atts.iter_mut().find(|a| a.name == name) {
-            a.name = newname.to_string();
-        }
+        atts.rename(name, newname);
         self.mark_att_dirty(grp, varid);
         Ok(())
     }

@@ -18,8 +18,10 @@ use super::codecs::{self, Serializer};
 use super::dtype::{self, Kind};
 use super::{ZARR_JSON, fill};
 use crate::error::{NcError, NcResult};
-use crate::format::json::{att_from_json, infer_att};
-use crate::format::read::{OpenOptions, anon_dim, resolve_dim, xarray_dim};
+use crate::format::dialect::{self, Json};
+use crate::format::json;
+use crate::format::names::{self, Kind as NameKind};
+use crate::format::read::OpenOptions;
 use crate::log::Level;
 use crate::model::types::NcType;
 use crate::model::{Att, AttValue, ChunkKeys, Dataset, Dim, Flavor, Group, StringLayout, Var, is_hidden_att};
@@ -54,34 +56,83 @@ fn bad(what: &str, why: &str) -> NcError {
     NcError::NcZarr
 }
 
-/// A `zarr.json` as a JSON object, checked to be Zarr v3 of `node_type`
-/// group or array.
-fn node(bytes: &[u8], what: &str) -> NcResult<Map<String, Value>> {
-    let v = crate::format::json::parse(bytes, what)?;
-    let Value::Object(m) = v else {
-        return Err(bad(what, "not a JSON object"));
-    };
-    check_node(m, what)
+/// One node's metadata: its members as strict JSON (non-finite numbers as
+/// Zarr's strings), and its attributes as the dialect tree that keeps how
+/// each value was written (a bare `NaN` from Python's `json` is a number,
+/// `"NaN"` a string).
+#[derive(Debug, Clone)]
+struct Node {
+    meta: Map<String, Value>,
+    attrs: Vec<(String, Json)>,
+    /// A group's `consolidated_metadata`, as written.
+    consolidated: Option<Json>,
 }
 
-fn check_node(m: Map<String, Value>, what: &str) -> NcResult<Map<String, Value>> {
-    if m.get("zarr_format").and_then(Value::as_u64) != Some(3) {
+impl Node {
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.meta.get(k)
+    }
+
+    /// An attribute as strict JSON (for NCZarr's own members).
+    fn att_value(&self, k: &str) -> Option<Value> {
+        self.attrs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.to_value())
+    }
+}
+
+/// A `zarr.json` (bytes), checked to be Zarr v3 of `node_type` group or
+/// array. It may use the JSON dialect Python writes (bare `NaN`).
+fn node(bytes: &[u8], what: &str) -> NcResult<Node> {
+    let text = std::str::from_utf8(bytes).map_err(|_| bad(what, "not UTF-8 text"))?;
+    let tree = dialect::parse(text).map_err(|e| {
+        crate::nclog!(Level::Warn, "malformed JSON in {}: {}", what, e);
+        NcError::NcZarr
+    })?;
+    node_of(tree, what)
+}
+
+/// A node from its dialect tree.
+fn node_of(tree: Json, what: &str) -> NcResult<Node> {
+    let Json::Obj(members) = tree else {
+        return Err(bad(what, "not a JSON object"));
+    };
+    let mut meta = Map::new();
+    let mut attrs = Vec::new();
+    let mut consolidated = None;
+    for (k, v) in members {
+        if k == "consolidated_metadata" {
+            consolidated = Some(v);
+        } else if k == "attributes" {
+            attrs = match v {
+                Json::Obj(a) => a,
+                Json::Null => Vec::new(),
+                _ => return Err(bad(what, "attributes is not an object")),
+            };
+            meta.insert(k, Value::Object(Map::new()));
+        } else {
+            meta.insert(k, v.to_value());
+        }
+    }
+    if meta.get("zarr_format").and_then(Value::as_u64) != Some(3) {
         return Err(bad(what, "zarr_format is not 3"));
     }
-    match m.get("node_type").and_then(Value::as_str) {
-        Some("group" | "array") => Ok(m),
+    match meta.get("node_type").and_then(Value::as_str) {
+        Some("group" | "array") => Ok(Node {
+            meta,
+            attrs,
+            consolidated,
+        }),
         _ => Err(bad(what, "node_type is neither group nor array")),
     }
 }
 
-fn is_array(m: &Map<String, Value>) -> bool {
+fn is_array(m: &Node) -> bool {
     m.get("node_type").and_then(Value::as_str) == Some("array")
 }
 
 /// Refuse extensions that must be understood (members beyond `known`,
 /// unless they say `"must_understand": false`).
-fn check_extensions(m: &Map<String, Value>, known: &[&str], what: &str) -> NcResult<()> {
-    for (k, v) in m {
+fn check_extensions(m: &Node, known: &[&str], what: &str) -> NcResult<()> {
+    for (k, v) in &m.meta {
         if known.contains(&k.as_str()) {
             continue;
         }
@@ -99,6 +150,84 @@ fn check_extensions(m: &Map<String, Value>, known: &[&str], what: &str) -> NcRes
     Ok(())
 }
 
+fn add_dim(ds: &mut Dataset, grp: usize, name: &str, len: usize) -> usize {
+    let id = ds.dims.len();
+    ds.dims.push(Dim {
+        name: name.to_string(),
+        len,
+        unlimited: false,
+        group: grp,
+    });
+    ds.groups[grp].dims.push(id);
+    id
+}
+
+/// Resolve an NCZarr dimension reference (`/g1/y`): a dimension of that
+/// group (an unlimited one grows to the array's length), else one defined
+/// there when that group is the array's or an ancestor.
+fn resolve_dim(ds: &mut Dataset, grp: usize, fqn: &str, len: usize) -> NcResult<usize> {
+    let (gpath, dname) = fqn.rsplit_once('/').unwrap_or(("", fqn));
+    let mut g = 0usize;
+    for seg in gpath.split('/').filter(|s| !s.is_empty()) {
+        g = *ds.groups[g]
+            .children
+            .iter()
+            .find(|&&c| ds.groups[c].name == seg)
+            .ok_or(NcError::NcZarr)?;
+    }
+    if let Some(&d) = ds.groups[g].dims.iter().find(|&&d| ds.dims[d].name == dname) {
+        let dim = &mut ds.dims[d];
+        if dim.unlimited {
+            dim.len = dim.len.max(len);
+        } else if dim.len != len {
+            crate::nclog!(
+                Level::Error,
+                "dimension {} has length {} but an array uses {}",
+                fqn,
+                dim.len,
+                len
+            );
+            return Err(NcError::DimSize);
+        }
+        return Ok(d);
+    }
+    if !ds.is_ancestor(g, grp) || !names::usable(NameKind::Dimension, dname, &ds.group_full_name(g)) {
+        return Err(NcError::NcZarr);
+    }
+    Ok(add_dim(ds, g, dname, len))
+}
+
+/// A dimension named by `dimension_names`: defined in the array's own group
+/// (as for v2's `_ARRAY_DIMENSIONS`), shared by the arrays there.
+fn named_dim(ds: &mut Dataset, grp: usize, name: &str, len: usize) -> NcResult<usize> {
+    if !names::usable(NameKind::Dimension, name, &ds.group_full_name(grp)) {
+        return Err(NcError::BadName);
+    }
+    if let Some(&d) = ds.groups[grp].dims.iter().find(|&&d| ds.dims[d].name == name) {
+        if ds.dims[d].len != len {
+            crate::nclog!(
+                Level::Error,
+                "dimension {:?}: conflicting lengths {} and {}",
+                name,
+                ds.dims[d].len,
+                len
+            );
+            return Err(NcError::DimSize);
+        }
+        return Ok(d);
+    }
+    Ok(add_dim(ds, grp, name, len))
+}
+
+/// netcdf-c's anonymous dimension `_Anonymous_Dim_<len>` in the root group.
+fn anon_dim(ds: &mut Dataset, len: usize) -> usize {
+    let name = format!("_Anonymous_Dim_{len}");
+    match ds.groups[0].dims.iter().find(|&&d| ds.dims[d].name == name) {
+        Some(&d) => d,
+        None => add_dim(ds, 0, &name, len),
+    }
+}
+
 fn join(a: &str, b: &str) -> String {
     if a.is_empty() {
         b.to_string()
@@ -111,21 +240,21 @@ fn join(a: &str, b: &str) -> String {
 /// consolidated metadata (keys relative to the root).
 struct Source<'a> {
     store: &'a dyn Store,
-    consolidated: Option<HashMap<String, Map<String, Value>>>,
+    consolidated: Option<HashMap<String, Node>>,
 }
 
 impl Source<'_> {
     /// The child nodes of group `key`, by name (sorted): each child's
     /// `zarr.json`. A child without one is no node; one that is not valid
     /// v3 metadata is skipped with a log line.
-    fn children(&self, key: &str) -> NcResult<Vec<(String, Map<String, Value>)>> {
+    fn children(&self, key: &str) -> NcResult<Vec<(String, Node)>> {
         if let Some(c) = &self.consolidated {
             let prefix = if key.is_empty() {
                 String::new()
             } else {
                 format!("{key}/")
             };
-            let mut out: Vec<(String, Map<String, Value>)> = c
+            let mut out: Vec<(String, Node)> = c
                 .iter()
                 .filter_map(|(k, m)| {
                     let rest = k.strip_prefix(&prefix)?;
@@ -170,19 +299,23 @@ impl Source<'_> {
 /// `{"kind": "inline", "must_understand": false, "metadata": {path: node}}`.
 /// Invalid consolidated metadata is ignored with a warning (the store is
 /// then listed).
-fn consolidated(root: &Map<String, Value>) -> Option<HashMap<String, Map<String, Value>>> {
-    let c = root.get("consolidated_metadata")?;
-    if c.is_null() {
+fn consolidated(c: Option<Json>) -> Option<HashMap<String, Node>> {
+    let c = c?;
+    if c == Json::Null {
         return None;
     }
+    let member = |o: &Json, k: &str| match o {
+        Json::Obj(m) => m.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()),
+        _ => None,
+    };
     let ignore = |why: &str| {
         crate::nclog!(Level::Warn, "ignoring the consolidated metadata: {}", why);
         None
     };
-    if c.get("kind").and_then(Value::as_str) != Some("inline") {
+    if member(&c, "kind") != Some(Json::Str("inline".into())) {
         return ignore("kind is not inline");
     }
-    let Some(Value::Object(m)) = c.get("metadata") else {
+    let Some(Json::Obj(m)) = member(&c, "metadata") else {
         return ignore("no metadata object");
     };
     if m.len() > MAX_OBJECTS {
@@ -190,16 +323,13 @@ fn consolidated(root: &Map<String, Value>) -> Option<HashMap<String, Map<String,
     }
     let mut out = HashMap::with_capacity(m.len());
     for (k, v) in m {
-        let Value::Object(o) = v else {
-            return ignore(&format!("{k} is not an object"));
-        };
         // Nodes must be valid v3 metadata at keys that make sense.
-        if Key::new(k).is_err() || k.is_empty() {
+        if Key::new(&k).is_err() || k.is_empty() {
             return ignore(&format!("bad path {k:?}"));
         }
-        match check_node(o.clone(), k) {
-            Ok(o) => {
-                out.insert(k.trim_start_matches('/').to_string(), o);
+        match node_of(v, &k) {
+            Ok(n) => {
+                out.insert(k.trim_start_matches('/').to_string(), n);
             }
             Err(_) => return ignore(&format!("{k} is not a v3 node")),
         }
@@ -209,23 +339,20 @@ fn consolidated(root: &Map<String, Value>) -> Option<HashMap<String, Map<String,
 
 /// Read the dataset whose root `zarr.json` is `root` (its bytes).
 pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -> NcResult<Dataset> {
-    let root = node(root, ZARR_JSON)?;
+    let mut root = node(root, ZARR_JSON)?;
     if is_array(&root) {
         crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
         return Err(NcError::NotNc);
     }
     check_extensions(&root, &GROUP_KEYS, ZARR_JSON).map_err(|_| NcError::NotNc)?;
-    let attrs = root.get("attributes").and_then(Value::as_object);
-    let superblock = attrs.and_then(|a| a.get("_nczarr_superblock"));
-    let nczarr = superblock.is_some();
+    let nczarr = root.att_value("_nczarr_superblock").is_some() && !opts.pure_zarr;
     let source = Source {
         store: store.as_ref(),
-        consolidated: consolidated(&root),
+        consolidated: consolidated(root.consolidated.take()),
     };
-    let ncproperties = attrs
-        .and_then(|a| a.get("_NCProperties"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let ncproperties = root
+        .att_value("_NCProperties")
+        .and_then(|v| v.as_str().map(str::to_string));
     let mut ds = Dataset {
         path: path.to_string(),
         store: store.clone(),
@@ -265,12 +392,12 @@ struct Reader<'a> {
 
 /// The NCZarr attribute types of a node (`_nczarr_attrs.attribute_types`:
 /// `[{"name": ..., "configuration": {"type": ...}}]`), by attribute name.
-fn att_types(attrs: &Map<String, Value>) -> HashMap<String, String> {
+fn att_types(node: &Node) -> HashMap<String, String> {
     let mut out = HashMap::new();
-    let list = attrs
-        .get("_nczarr_attrs")
-        .and_then(|a| a.get("attribute_types"))
-        .and_then(Value::as_array);
+    let Some(info) = node.att_value("_nczarr_attrs") else {
+        return out;
+    };
+    let list = info.get("attribute_types").and_then(Value::as_array);
     for t in list.into_iter().flatten() {
         let name = t.get("name").and_then(Value::as_str);
         let ty = t
@@ -300,30 +427,28 @@ fn named_type(t: &str) -> Option<NcType> {
 }
 
 /// The user attributes of a node, in order: typed by NCZarr's attribute
-/// types when given, else inferred as for v2.
-fn read_atts(attrs: Option<&Map<String, Value>>) -> Vec<Att> {
-    let Some(a) = attrs else { return Vec::new() };
-    let types = att_types(a);
+/// types when given, else inferred as for v2 (a bare `NaN` is a number).
+fn read_atts(node: &Node, place: &str) -> Vec<Att> {
+    let types = att_types(node);
     let mut out = Vec::new();
-    for (name, v) in a {
-        if is_hidden_att(name) {
+    for (name, v) in &node.attrs {
+        if is_hidden_att(name) || !names::usable(NameKind::Attribute, name, place) {
             continue;
         }
         let att = match types.get(name).map(|t| named_type(t)) {
-            Some(Some(ty)) => att_from_json(name, v, ty),
-            _ => infer_att(name, v),
+            Some(Some(ty)) => json::att_typed(name, v, ty),
+            _ => json::att_inferred(name, v),
         };
         match att {
             Ok(x) => out.push(x),
             Err(_) => {
                 crate::nclog!(
                     Level::Warn,
-                    "attribute {:?} cannot be represented; shown as JSON text",
-                    name
+                    "attribute {:?} of {} does not fit its type; shown as JSON text",
+                    names::shortened(name),
+                    place
                 );
-                if let Ok(x) = att_from_json(name, &Value::String(v.to_string()), NcType::Char) {
-                    out.push(x);
-                }
+                out.push(json::char_att(name, json::read_text(v)));
             }
         }
     }
@@ -352,10 +477,9 @@ impl Reader<'_> {
 
     /// The whole tree, without recursion; groups numbered depth first,
     /// parents before children.
-    fn read_tree(&mut self, ds: &mut Dataset, root: &Map<String, Value>) -> NcResult<()> {
+    fn read_tree(&mut self, ds: &mut Dataset, root: &Node) -> NcResult<()> {
         let kids = self.read_group(ds, 0, root)?;
-        let mut stack: Vec<(usize, String, Map<String, Value>, usize)> =
-            kids.into_iter().rev().map(|(n, m)| (0, n, m, 1)).collect();
+        let mut stack: Vec<(usize, String, Node, usize)> = kids.into_iter().rev().map(|(n, m)| (0, n, m, 1)).collect();
         while let Some((parent, name, meta, depth)) = stack.pop() {
             self.bump()?;
             if depth > MAX_GROUP_DEPTH {
@@ -384,16 +508,11 @@ impl Reader<'_> {
 
     /// One group's attributes, NCZarr dimensions and arrays; returns its
     /// subgroups' names and metadata.
-    fn read_group(
-        &mut self,
-        ds: &mut Dataset,
-        grp: usize,
-        meta: &Map<String, Value>,
-    ) -> NcResult<Vec<(String, Map<String, Value>)>> {
+    fn read_group(&mut self, ds: &mut Dataset, grp: usize, meta: &Node) -> NcResult<Vec<(String, Node)>> {
         let key = ds.group_key(grp);
-        let attrs = meta.get("attributes").and_then(Value::as_object);
-        ds.groups[grp].atts = read_atts(attrs);
-        let info = attrs.and_then(|a| a.get("_nczarr_group"));
+        ds.groups[grp].atts = read_atts(meta, &ds.group_full_name(grp)).into();
+        let info = meta.att_value("_nczarr_group");
+        let info = info.as_ref();
         if self.nczarr
             && let Some(info) = info
         {
@@ -489,13 +608,13 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn read_var(&mut self, ds: &mut Dataset, grp: usize, name: &str, m: &Map<String, Value>) -> NcResult<Var> {
+    fn read_var(&mut self, ds: &mut Dataset, grp: usize, name: &str, m: &Node) -> NcResult<Var> {
         crate::model::check_name(name)?;
         let vk = ds.var_key(grp, name);
         let what = vk.as_str();
         check_extensions(m, &ARRAY_KEYS, what)?;
-        let attrs = m.get("attributes").and_then(Value::as_object);
-        let info = attrs.and_then(|a| a.get("_nczarr_array")).filter(|_| self.nczarr);
+        let info = m.att_value("_nczarr_array").filter(|_| self.nczarr);
+        let info = info.as_ref();
         let alias = info
             .and_then(|i| i.get("nczarr_type").or_else(|| i.get("type_alias")))
             .and_then(Value::as_str);
@@ -592,9 +711,8 @@ impl Reader<'_> {
                 .map(|v| serde_json::from_value(v.clone()).map_err(|_| bad(what, "bad dimension_names")))
                 .transpose()?
                 .or_else(|| {
-                    attrs
-                        .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
-                        .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
+                    m.att_value("_ARRAY_DIMENSIONS")
+                        .and_then(|v| serde_json::from_value::<Vec<String>>(v).ok())
                         .map(|v| v.into_iter().map(Some).collect())
                 });
             if names.as_ref().is_some_and(|n| n.len() != shape.len()) {
@@ -610,7 +728,7 @@ impl Reader<'_> {
             } else {
                 for (i, &len) in shape.iter().enumerate() {
                     let d = match names.as_ref().and_then(|n| n[i].as_deref()) {
-                        Some(n) => xarray_dim(ds, grp, n, len)?,
+                        Some(n) => named_dim(ds, grp, n, len)?,
                         None => anon_dim(ds, len),
                     };
                     dimids.push(d);
@@ -644,20 +762,20 @@ impl Reader<'_> {
         if t.ty == NcType::Char {
             var.fill.resize(1, 0);
         }
-        let mut atts = read_atts(attrs);
+        let mut atts = read_atts(m, what);
         // A `_FillValue` attribute wins for the reported fill (as for v2);
         // xarray writes a float one as base64 of its bytes.
         if let Some(a) = atts.iter_mut().find(|a| a.name == "_FillValue") {
             if a.ty != t.ty
-                && let Some(v) = attrs.and_then(|o| o.get("_FillValue"))
+                && let Some((_, v)) = m.attrs.iter().rev().find(|(n, _)| n == "_FillValue")
             {
                 let typed = match v {
-                    Value::String(s) => fill::xarray_fill_att(s, t.ty).map(|b| Att {
+                    Json::Str(s) => fill::xarray_fill_att(s, t.ty).map(|b| Att {
                         name: a.name.clone(),
                         ty: t.ty,
                         value: AttValue::Bytes(b),
                     }),
-                    v => att_from_json("_FillValue", v, t.ty).ok(),
+                    v => json::att_typed("_FillValue", v, t.ty).ok(),
                 };
                 if let Some(typed) = typed {
                     *a = typed;
@@ -670,7 +788,7 @@ impl Reader<'_> {
                 };
             }
         }
-        var.atts = atts;
+        var.atts = atts.into();
         var.quantize = crate::model::quantize::from_atts(&var);
         var.codecs = pipeline.codecs;
         var.stored_key = Some(vk);

@@ -69,15 +69,16 @@ fn fill_out(var: &Var, t: &V3Type) -> Out {
 }
 
 /// One attribute as JSON; a float variable's `_FillValue` as xarray writes
-/// it for v3 (base64 of a little-endian double).
-fn att_out(var: Option<&Var>, a: &Att) -> Out {
+/// it for v3 (base64 of a little-endian double). `typed`: NCZarr records
+/// the attribute types.
+fn att_out(var: Option<&Var>, a: &Att, typed: bool) -> Out {
     if let (Some(v), "_FillValue", AttValue::Bytes(b)) = (var, a.name.as_str(), &a.value)
         && a.ty == v.ty
         && let Some(t) = fill::xarray_fill_text(b, a.ty)
     {
         return Out::Str(t);
     }
-    att_to_out(a)
+    att_to_out(a, typed)
 }
 
 /// The v3 name of an attribute's type (NCZarr's attribute types).
@@ -162,7 +163,7 @@ pub fn array_json(ds: &Dataset, var: &Var) -> Out {
     let mut attrs: Vec<(String, Out)> = var
         .atts
         .iter()
-        .map(|a| (a.name.clone(), att_out(Some(var), a)))
+        .map(|a| (a.name.clone(), att_out(Some(var), a, !ds.flavor.pure_zarr)))
         .collect();
     if !ds.flavor.pure_zarr {
         let refs = var.dimids.iter().map(|&d| Out::Str(dim_ref(ds, d))).collect();
@@ -213,7 +214,12 @@ pub fn array_json(ds: &Dataset, var: &Var) -> Out {
 /// A group's `zarr.json` (the root's without its consolidated metadata).
 pub fn group_json(ds: &Dataset, grp: usize) -> Out {
     let g = &ds.groups[grp];
-    let mut attrs: Vec<(String, Out)> = g.atts.iter().map(|a| (a.name.clone(), att_out(None, a))).collect();
+    let typed = !ds.flavor.pure_zarr;
+    let mut attrs: Vec<(String, Out)> = g
+        .atts
+        .iter()
+        .map(|a| (a.name.clone(), att_out(None, a, typed)))
+        .collect();
     if grp == 0 {
         let p = ds.ncproperties.clone().unwrap_or_else(ncproperties);
         attrs.push(("_NCProperties".into(), Out::Str(p)));
