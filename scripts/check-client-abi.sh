@@ -103,7 +103,9 @@ else
     fail=1
 fi
 # H5get_libversion: python3-netcdf4 reaches it through libnetcdf (see README).
-printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion >>"$tmp/known"
+# nc_*_var_zarr_shards: this library's own extension (include/netcdf_zarr.h).
+printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion \
+    nc_def_var_zarr_shards nc_inq_var_zarr_shards >>"$tmp/known"
 sort -u -o "$tmp/known" "$tmp/known"
 extra="$(comm -23 "$tmp/ours" "$tmp/known")"
 if [ -n "$extra" ]; then

@@ -530,28 +530,11 @@ fn encode_vlen(s: &[Option<Vec<u8>>]) -> NcResult<Vec<u8>> {
 }
 
 /// Reorder a chunk between C and Fortran order. `to_c`: input is F-ordered.
+/// Fortran order is Zarr v3's `transpose` with the dimensions reversed: one
+/// implementation (`codec::transpose::permute`) serves both.
 fn transpose(data: &[u8], shape: &[usize], es: usize, to_c: bool) -> Vec<u8> {
-    let n = shape.len();
-    let total: usize = shape.iter().product();
-    let mut out = vec![0u8; data.len()];
-    let mut fstr = vec![1usize; n];
-    for d in 1..n {
-        fstr[d] = fstr[d - 1] * shape[d - 1];
-    }
-    let mut idx = vec![0usize; n];
-    for c in 0..total {
-        let f: usize = idx.iter().zip(&fstr).map(|(i, s)| i * s).sum();
-        let (src, dst) = if to_c { (f, c) } else { (c, f) };
-        out[dst * es..(dst + 1) * es].copy_from_slice(&data[src * es..(src + 1) * es]);
-        for d in (0..n).rev() {
-            idx[d] += 1;
-            if idx[d] < shape[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    out
+    let reversed: Vec<usize> = (0..shape.len()).rev().collect();
+    crate::codec::transpose::permute(data, shape, &reversed, es, to_c)
 }
 
 #[cfg(test)]

@@ -24,6 +24,9 @@ pub(super) struct Encoded<'a> {
     pub bytes: Vec<u8>,
 }
 
+/// A source's chunks to write together: (result slot, index, bytes) each.
+type Together<'a> = (&'a dyn ChunkSource, Vec<(usize, &'a [u64], Vec<u8>)>);
+
 /// Store encoded chunks (of one variable or several); a chunk that failed
 /// to encode keeps its error; one result per chunk, in order. Chunks that
 /// are objects of their own (`ChunkSource::object`) go to `store` in one
@@ -33,6 +36,8 @@ pub(super) fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<Encoded<'_>>>
     let mut results: Vec<NcResult<()>> = Vec::with_capacity(encoded.len());
     let mut objs: Vec<(Key, Vec<u8>)> = Vec::new();
     let mut slots: Vec<usize> = Vec::new();
+    // Chunks of sources that write them together, by source.
+    let mut together: Vec<Together<'_>> = Vec::new();
     for r in encoded {
         let e = match r {
             Ok(e) => e,
@@ -51,10 +56,27 @@ pub(super) fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<Encoded<'_>>>
                 buffers::give(e.bytes);
                 results.push(Err(err));
             }
+            None if e.source.writes_together() => {
+                // Written below, a source's chunks together.
+                let at = together.iter().position(|(s, _)| std::ptr::addr_eq(*s, e.source));
+                let slot = results.len();
+                results.push(Ok(()));
+                match at {
+                    Some(i) => together[i].1.push((slot, e.idx, e.bytes)),
+                    None => together.push((e.source, vec![(slot, e.idx, e.bytes)])),
+                }
+            }
             None => {
                 results.push(e.source.put(e.idx, &e.bytes));
                 buffers::give(e.bytes);
             }
+        }
+    }
+    for (source, chunks) in together {
+        let slots: Vec<usize> = chunks.iter().map(|c| c.0).collect();
+        let rs = source.put_many(chunks.into_iter().map(|(_, idx, b)| (idx, b)).collect());
+        for (slot, r) in slots.into_iter().zip(rs) {
+            results[slot] = r;
         }
     }
     if !objs.is_empty() {

@@ -26,6 +26,7 @@ mod mapped;
 mod read;
 mod schedule;
 mod select;
+mod shard;
 mod source;
 mod write;
 
@@ -149,6 +150,8 @@ mod tests {
                 pure_zarr: false,
                 xarray: false,
                 consolidated: false,
+                v3: false,
+                shard_target: None,
             },
             ncproperties: None,
             superblock_version: 2,

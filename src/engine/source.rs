@@ -6,9 +6,10 @@
 //! The source every variable has today is `ObjectPerChunk`: one store
 //! object per chunk, named by a `KeyEncoding` under the variable's key.
 //! Zarr v3's `default` chunk key encoding (`c/1/0`) is one more
-//! `KeyEncoding` variant. A sharded array's inner chunks would be a source
-//! whose `get_into` reads the shard index (kept) and then the inner chunk's
-//! byte range, whose `object` is None, and whose `put` rewrites the shard.
+//! `KeyEncoding` variant. A sharded array's inner chunks are `shard::Sharded`:
+//! its `get_into` reads the shard index (kept) and then the inner chunk's
+//! byte range, its `object` is None, and its `put_many` rewrites each shard
+//! once.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -16,7 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::error::{NcError, NcResult};
-use crate::model::{Dataset, Var};
+use crate::model::{ChunkKeys, Dataset, Var};
 use std::sync::Mutex;
 
 use crate::storage::{Arrivals, Key, Store};
@@ -103,6 +104,19 @@ pub(super) trait ChunkSource: Send + Sync + fmt::Debug {
         self.put(idx, &joined)
     }
 
+    /// Whether chunks share stored objects (the inner chunks of a shard):
+    /// the engine then stores them a batch at a time through `put_many`,
+    /// never chunk by chunk in parallel.
+    fn writes_together(&self) -> bool {
+        false
+    }
+
+    /// Store several chunks, as `put` each (by default one after the
+    /// other); one result per chunk, in order.
+    fn put_many(&self, chunks: Vec<(&[u64], Vec<u8>)>) -> Vec<NcResult<()>> {
+        chunks.iter().map(|(idx, b)| self.put(idx, b)).collect()
+    }
+
     /// The store object that holds chunk `idx` and nothing else, when the
     /// source keeps each chunk as an object of its own in the dataset's
     /// store: such chunks, of any variable, may then be written together in
@@ -132,6 +146,10 @@ impl<S: ChunkSource + ?Sized> fmt::Display for ChunkName<'_, S> {
 pub(super) enum KeyEncoding {
     /// Zarr v2: the indices joined by the separator (`.` or `/`): `1.0.3`.
     V2 { separator: char },
+    /// Zarr v3 `default`: `c` then each index after the separator
+    /// (`c/1/0`, `c.1.0`); just `c` for a 0-d array (`zero_d`), whose one
+    /// chunk the engine calls `[0]`.
+    V3Default { separator: char, zero_d: bool },
 }
 
 impl KeyEncoding {
@@ -144,6 +162,16 @@ impl KeyEncoding {
                         f.write_char(separator)?;
                     }
                     write!(f, "{c}")?;
+                }
+                Ok(())
+            }
+            KeyEncoding::V3Default { separator, zero_d } => {
+                f.write_char('c')?;
+                if !zero_d {
+                    for c in idx {
+                        f.write_char(separator)?;
+                        write!(f, "{c}")?;
+                    }
                 }
                 Ok(())
             }
@@ -217,9 +245,25 @@ impl ChunkSource for ObjectPerChunk {
 /// The chunk source of variable `var`, whose key is `node`: the one place
 /// that chooses a variable's kind of source and key encoding.
 pub(super) fn for_var(ds: &Dataset, var: &Var, node: &str) -> Arc<dyn ChunkSource> {
-    let keys = KeyEncoding::V2 {
-        separator: var.dim_separator,
+    let keys = match var.chunk_keys {
+        ChunkKeys::V2 => KeyEncoding::V2 {
+            separator: var.dim_separator,
+        },
+        ChunkKeys::V3Default => KeyEncoding::V3Default {
+            separator: var.dim_separator,
+            zero_d: var.is_scalar(),
+        },
     };
+    if let Some(layout) = &var.shards {
+        return Arc::new(super::shard::Sharded::new(
+            ds.store.clone(),
+            node.to_string(),
+            keys,
+            layout.clone(),
+            var.shard_indexes.clone(),
+            ds.var_shape(var),
+        ));
+    }
     Arc::new(ObjectPerChunk::new(ds.store.clone(), node.to_string(), keys))
 }
 
@@ -335,6 +379,22 @@ mod tests {
             .to_string(),
             "g/v/3/4"
         );
+    }
+
+    #[test]
+    fn v3_keys() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let k = |separator, zero_d, idx: &[u64]| {
+            let s = ObjectPerChunk::new(
+                store.clone(),
+                "g/v".into(),
+                KeyEncoding::V3Default { separator, zero_d },
+            );
+            s.key(idx).unwrap().as_str().to_string()
+        };
+        assert_eq!(k('/', false, &[0, 12]), "g/v/c/0/12");
+        assert_eq!(k('.', false, &[1, 2]), "g/v/c.1.2");
+        assert_eq!(k('/', true, &[0]), "g/v/c");
     }
 
     #[test]

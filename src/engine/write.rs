@@ -214,7 +214,11 @@ impl Writer<'_> {
     fn store_whole(&self, var: &mut Var, whole: &[&ChunkSel], per_batch: usize) -> NcResult<bool> {
         let mut out_of_range = false;
         for jobs in whole.chunks(whole_chunk_batch(whole.len(), self.chunks.concurrent(), per_batch)) {
-            let results = run_jobs(jobs.to_vec(), |c| self.store_whole_chunk(c));
+            let results = if self.chunks.source.writes_together() {
+                self.store_together(jobs)
+            } else {
+                run_jobs(jobs.to_vec(), |c| self.store_whole_chunk(c))
+            };
             var.chunks_on_disk = true;
             if var.stored_key.is_none() {
                 var.stored_key = Some(self.chunks.spec.node.clone());
@@ -224,6 +228,61 @@ impl Writer<'_> {
             }
         }
         Ok(out_of_range)
+    }
+
+    /// Store chunks the write covers completely into a source that writes
+    /// chunks together (shards): built and encoded on the pool, then stored
+    /// in one `put_many`. One result per chunk: whether some value was out
+    /// of range.
+    fn store_together(&self, jobs: &[&ChunkSel]) -> Vec<NcResult<bool>> {
+        let built = run_jobs(jobs.to_vec(), |c| -> NcResult<(Vec<u8>, bool)> {
+            let (data, out_of_range) = self.build_whole_chunk(c)?;
+            Ok((self.chunks.spec.encode_owned(data)?, out_of_range))
+        });
+        let mut results: Vec<NcResult<bool>> = Vec::with_capacity(jobs.len());
+        let mut ready: Vec<(&[u64], Vec<u8>)> = Vec::new();
+        let mut slots = Vec::new();
+        for (c, b) in jobs.iter().zip(built) {
+            match b {
+                Ok((bytes, r)) => {
+                    slots.push(results.len());
+                    results.push(Ok(r));
+                    ready.push((&c.idx, bytes));
+                }
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        for (slot, r) in slots.into_iter().zip(self.chunks.source.put_many(ready)) {
+            if let Err(e) = r {
+                results[slot] = Err(e);
+            }
+        }
+        results
+    }
+
+    /// A chunk the write covers completely, built from the caller's values
+    /// (fill where it sticks out of the array); whether some value was out
+    /// of range for the file type.
+    fn build_whole_chunk(&self, c: &ChunkSel) -> NcResult<(ChunkData, bool)> {
+        let spec = &self.chunks.spec;
+        let in_bounds = c
+            .idx
+            .iter()
+            .zip(&spec.chunk)
+            .zip(self.shape)
+            .all(|((&i, &n), &len)| (i as usize + 1) * n <= len);
+        let mut data = if in_bounds {
+            spec.blank_chunk()?
+        } else {
+            spec.fill_chunk()?
+        };
+        match copy::chunk_in(self.sel, &c.segs, self.src, spec.ty, &mut data) {
+            Ok(r) => Ok((data, r)),
+            Err(e) => {
+                recycle(data);
+                Err(e)
+            }
+        }
     }
 
     /// Store one chunk that the write covers completely. Values stored

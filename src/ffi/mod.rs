@@ -25,6 +25,7 @@ pub mod settings;
 pub mod types;
 pub mod usertype;
 pub mod var;
+pub mod zarr;
 
 // Every export, reachable by its C name from `netcdf::ffi` (the Rust tests
 // call them this way).
@@ -48,6 +49,7 @@ pub use settings::*;
 pub use types::*;
 pub use usertype::*;
 pub use var::*;
+pub use zarr::*;
 
 pub const NC_NOERR: c_int = 0;
 
