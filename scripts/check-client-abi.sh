@@ -14,6 +14,12 @@
 #      ncopts must be data objects.
 #   3. Nothing else leaks: every exported name is in one of those lists, a
 #      name netcdf-c exports, or one of the few allowed below.
+#   4. Every tool starts with LD_BIND_NOW=1 (all imports bound at start-up,
+#      as BIND_NOW binaries are) and does its job on a small dataset:
+#      Debian's ncgen, ncgen3, ncdump (-L too), nccopy and python3-netcdf4,
+#      and any other ncdump named in NCZ_EXTRA_NCDUMP (e.g. 4.10.x builds).
+#      The client-<version>-<tool>.txt lists cover the tools of netcdf-c
+#      4.9.3 to 4.10.1, whose binaries Debian does not ship.
 #
 # Usage: scripts/check-client-abi.sh [LIBDIR]   (default build/lib, else target/release)
 set -euo pipefail
@@ -97,7 +103,9 @@ else
     fail=1
 fi
 # H5get_libversion: python3-netcdf4 reaches it through libnetcdf (see README).
-printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion >>"$tmp/known"
+# nc_*_var_zarr_shards: this library's own extension (include/netcdf_zarr.h).
+printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion \
+    nc_def_var_zarr_shards nc_inq_var_zarr_shards >>"$tmp/known"
 sort -u -o "$tmp/known" "$tmp/known"
 extra="$(comm -23 "$tmp/ours" "$tmp/known")"
 if [ -n "$extra" ]; then
@@ -105,6 +113,37 @@ if [ -n "$extra" ]; then
     fail=1
 else
     echo "check-client-abi: every one of our $(wc -l <"$tmp/ours") exports is a netcdf-c name"
+fi
+
+# --- 4. start every tool with every symbol bound at once ----------------------
+bound() { LD_BIND_NOW=1 LD_LIBRARY_PATH="$libdir" "$@"; }
+ds="$tmp/ds"
+mkdir -p "$ds"
+printf 'netcdf t {\ndimensions:\n\td = 2 ;\nvariables:\n\tint v(d) ;\n\t\tv:units = "m" ;\ndata:\n v = 1, 2 ;\n}\n' >"$ds/t.cdl"
+z="file://$ds/a.zarr#mode=nczarr,file"
+bind_check() { # what command...
+    local what=$1 out
+    shift
+    if out="$(bound "$@" 2>&1)"; then
+        echo "check-client-abi: LD_BIND_NOW=1 $what: ok"
+    else
+        echo "check-client-abi: FAIL: LD_BIND_NOW=1 $what: $(head -c 300 <<<"$out")"
+        fail=1
+    fi
+}
+bind_check "ncgen -b" /usr/bin/ncgen -b -o "$z" "$ds/t.cdl"
+bind_check "ncgen3 -b" /usr/bin/ncgen3 -b -o "file://$ds/b.zarr#mode=nczarr,file" "$ds/t.cdl"
+bind_check "nccopy" /usr/bin/nccopy "$z" "file://$ds/c.zarr#mode=nczarr,file"
+for nd in /usr/bin/ncdump ${NCZ_EXTRA_NCDUMP:-}; do
+    bind_check "$nd -L 1 -h" "$nd" -L 1 -h "$z"
+    # Its usage text names the library it runs on: ours.
+    if ! bound "$nd" 2>&1 | grep -q 'library version .*nczarr-rs'; then
+        echo "check-client-abi: FAIL: $nd does not run on $libdir"
+        fail=1
+    fi
+done
+if [ -d /usr/lib/python3/dist-packages/netCDF4 ]; then
+    bind_check "python3 -c 'import netCDF4'" /usr/bin/python3 -c 'import netCDF4'
 fi
 
 exit $fail

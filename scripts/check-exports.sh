@@ -45,7 +45,7 @@ def name(p):
     return m.group(1)
 exported = {name(p): p for p in protos}
 declared = set()
-for h in ["netcdf.h", "netcdf_filter.h", "netcdf_aux.h", "netcdf_mem.h"]:
+for h in ["netcdf.h", "netcdf_filter.h", "netcdf_aux.h", "netcdf_mem.h", "netcdf_zarr.h"]:
     src = (pathlib.Path("include") / h).read_text()
     src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
     for m in re.finditer(r"\b(n[cC]\w*|NC\w*)\s*\(", src):
@@ -54,7 +54,7 @@ checked = sorted(n for n in exported if n in declared)
 missing = sorted(n for n in declared if n not in exported and n.islower() or False)
 with open(out / "check.c", "w") as f:
     f.write("#include <stddef.h>\n#include <stdint.h>\n")
-    for h in ["netcdf.h", "netcdf_filter.h", "netcdf_aux.h", "netcdf_mem.h"]:
+    for h in ["netcdf.h", "netcdf_filter.h", "netcdf_aux.h", "netcdf_mem.h", "netcdf_zarr.h"]:
         f.write(f'#include "{h}"\n')
     for n in checked:
         f.write(exported[n] + "\n")

@@ -28,8 +28,9 @@
 # replaced by $CASEDIR, equals the expected .stderr file (empty when there is
 # none). Cases whose case.json verdict is "error", "wrong" or "partly-wrong"
 # (the reference refuses the data or prints wrong data) also pass when the
-# plain dump equals truth/ncdump.cdl, or when ncdump exits with an error
-# message and a code in 1..123 (no crash, signal, time-out or load failure).
+# dump equals the truth/ file of the same name (truth/ncdump.cdl for the plain
+# dump), or when ncdump exits with an error message and a code in 1..123 (no
+# crash, signal, time-out or load failure).
 #
 # Output: one line per run (PASS case file / FAIL case file + details) or per
 # skipped case (SKIP case reason), then exactly one line
@@ -259,9 +260,8 @@ for case in "${cases[@]}"; do
         if [ "$got" = "$want" ] && cmp -s "$expected" "$out" && cmp -s "$expected_err" "$err"; then
             ok=1
         elif [ "$verdict" != ok ]; then
-            if [ "$file" = ncdump.cdl ] && [ -f "$src/truth/ncdump.cdl" ] && [ "$got" = 0 ] &&
-                cmp -s "$src/truth/ncdump.cdl" "$out"; then
-                ok=1 note=" (equals truth/ncdump.cdl)"
+            if [ -f "$src/truth/$file" ] && [ "$got" = 0 ] && cmp -s "$src/truth/$file" "$out"; then
+                ok=1 note=" (equals truth/$file)"
             elif [ "$got" != timeout ] && [ "$got" -ge 1 ] && [ "$got" -le 123 ] &&
                 [ -s "$err" ] && ! is_load_error "$err"; then
                 ok=1 note=" (verdict $verdict: clean error, exit $got: $(head -n 1 "$err"))"

@@ -26,7 +26,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir="$prefix/lib"
 [ -d "$libdir" ] || libdir="$(dirname "$(find "$prefix" -name 'libnetcdf.so.22' | head -n1)")"
 
-for h in netcdf.h netcdf_filter.h netcdf_aux.h netcdf_mem.h netcdf_meta.h; do
+for h in netcdf.h netcdf_filter.h netcdf_aux.h netcdf_mem.h netcdf_meta.h netcdf_zarr.h; do
     check "include/$h installed" test -f "$prefix/include/$h"
 done
 for n in libnetcdf.so libnetcdf.so.19 libnetcdf.so.22; do

@@ -7,6 +7,8 @@
 //! and `log` under all; `sys` holds the bindings to C libraries we call.
 //! Only `ffi` and `sys` contain `unsafe`.
 #![deny(unsafe_op_in_unsafe_fn)]
+// Every unsafe block (only in ffi/ and sys/) says why it is sound.
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod error;
 #[macro_use]

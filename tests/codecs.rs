@@ -4,6 +4,10 @@
 //! variable's data (NC_ENOFILTER, `_Codecs` shown); what the API defines is
 //! what the metadata says.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use std::ffi::{CString, c_char, c_int};
 use std::fs;
 use std::path::Path;

@@ -3,6 +3,10 @@
 //! they read back before and after, a sync stores them, and the bounds hold
 //! (a cache of size 0 and the dataset-wide limit write at once).
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::check;
 use std::ffi::{CString, c_int};

@@ -2,6 +2,10 @@
 //! through its target's body, so what fuzzing once found stays fixed.
 //! Coverage-guided runs: fuzz/README.md.
 
+// The harness's unsafe blocks call exports of the C API with pointers to its
+// own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 #[path = "../fuzz/harness.rs"]
 mod harness;
 

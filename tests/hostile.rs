@@ -2,6 +2,10 @@
 //! codes (or hide the one bad variable), never a panic (NC_EINTERNAL), a
 //! hang or wrong data.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use std::ffi::{CString, c_int};
 use std::fs;
 use std::path::Path;

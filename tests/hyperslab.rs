@@ -2,6 +2,10 @@
 //! plain in-memory array: shapes, chunk shapes, strides, mapped access and
 //! chunk caches small enough to force eviction.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::{Rng, check};
 use std::ffi::{CString, c_int};

@@ -5,6 +5,10 @@
 //! small chunks each record covers whole (those wait in the cache for the
 //! next sync).
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::check;
 use std::ffi::CString;

@@ -2,6 +2,10 @@
 //! 4.9.0 (testdata/legacy), and the 4.9.1–4.9.2 and format-1 layouts derived
 //! from it here. All are opened read-only, as netcdf-c opens them.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::{check, copy_tree};
 use std::ffi::{CString, c_char, c_int};

@@ -4,6 +4,10 @@
 //! netCDF status: no panic (which the boundary reports as NC_EINTERNAL), no
 //! crash, no hang.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 use common::{Rng, copy_tree};
 use std::ffi::{CString, c_char, c_int};

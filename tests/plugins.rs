@@ -5,6 +5,10 @@
 //! through `codec::plugin`; the end-to-end path (nc_def_var_filter, ncdump)
 //! is in the C tests under `plugins/tests`.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

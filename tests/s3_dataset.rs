@@ -7,6 +7,10 @@
 //! Needs the server of scripts/s3-server.sh (its NCZ_S3_* variables): without
 //! them these tests fail, unless NCZ_S3=0 skips them.
 
+// Every unsafe block below calls an export of the C API with pointers to
+// the test's own buffers and C strings.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use std::collections::BTreeMap;

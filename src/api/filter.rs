@@ -1,6 +1,8 @@
 //! The filter API of `netcdf_filter.h` on the dataset model: defining filters
 //! on variables (with netcdf-c's checks and ordering), the filter inquiries,
-//! and resolving a variable's codec chain before data access.
+//! resolving a variable's codec chain before data access, and the
+//! filter-spec syntax of `netcdf_aux.h` (`parse_spec`, `parse_spec_list`:
+//! what ncgen and nccopy read `_Filter` and `-F` with).
 //!
 //! Codec maps may come from plugins, whose functions may call back into the
 //! library: every codec-map call here is made with no dataset lock held (the
@@ -329,4 +331,338 @@ pub fn ready_chain(ncid: i32, varid: i32) -> NcResult<()> {
         }
         Ok(())
     })
+}
+
+// ----- filter specs (netcdf_aux.h) -----
+//
+// Filter specs follow netcdf-c 4.9.0 (4.10.1 parses the same way): a spec is
+// `id,param,param,...`; each parameter is an unsigned 32-bit integer unless
+// its last one or two characters tag it: `b`/`B` byte and `s`/`S` short
+// (masked to 8/16 bits), `u`/`U` unsigned int, `f`/`F` float (its 32 bits),
+// `d`/`D` double and `l`/`L` (`ul`, `ll`...) 64-bit integer, which take two
+// parameters (low word first, as HDF5 filters expect after
+// `ncaux_h5filterspec_fix8`). A list is specs separated by `|`, optionally
+// after a `[format]` prefix. Every malformed spec is NC_EINVAL.
+
+/// One filter spec: the HDF5 filter id and its parameter words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterSpec {
+    pub id: u32,
+    pub params: Vec<u32>,
+}
+
+/// A list of filter specs and the format of its `[n]` prefix (0 without).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterSpecList {
+    pub format: i32,
+    pub specs: Vec<FilterSpec>,
+}
+
+/// The type a parameter's trailing one or two characters give it, and
+/// whether it is unsigned (netcdf-c's `gettype`).
+fn param_type(p: &[u8]) -> (u8, bool) {
+    let (q0, q1) = match p.len() {
+        0 => return (0, false),
+        1 | 2 => (p[p.len() - 1], 0),
+        n => (p[n - 2], p[n - 1]),
+    };
+    let mut unsigned = q0 == b'u' || q0 == b'U';
+    let c = if q1 == 0 { q0 } else { q1 };
+    let t = match c {
+        b'f' | b'F' | b'.' => b'f',
+        b'd' | b'D' => b'd',
+        b'b' | b'B' => b'b',
+        b's' | b'S' => b's',
+        b'l' | b'L' => b'l',
+        b'0'..=b'9' => b'i',
+        b'u' | b'U' => {
+            unsigned = true;
+            b'i'
+        }
+        _ => 0,
+    };
+    (t, unsigned)
+}
+
+/// `sscanf("%u"/"%d"/"%llu"/"%lld")`: optional blanks and sign, then at
+/// least one digit; the digits that follow stop at the first non-digit.
+/// Saturates like strtoull/strtoll, and returns the value as 64 bits
+/// (negation wraps, as the C conversions do).
+fn scan_int(s: &[u8], signed: bool) -> Option<u64> {
+    let mut i = 0;
+    while i < s.len() && s[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let mut neg = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        neg = s[i] == b'-';
+        i += 1;
+    }
+    let start = i;
+    let mut v: u64 = 0;
+    let mut overflow = false;
+    while i < s.len() && s[i].is_ascii_digit() {
+        match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(s[i] - b'0'))) {
+            Some(x) => v = x,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    if signed {
+        let limit = if neg { 1u64 << 63 } else { (1u64 << 63) - 1 };
+        if overflow || v > limit {
+            v = limit;
+        }
+    } else if overflow {
+        v = u64::MAX;
+    }
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// `sscanf("%lf")`: the longest prefix that is a decimal floating-point
+/// number (or inf/nan) after optional blanks.
+fn scan_double(s: &[u8]) -> Option<f64> {
+    let t = std::str::from_utf8(s).ok().unwrap_or("").trim_start();
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let lower: String = t[i..].chars().take(8).collect::<String>().to_ascii_lowercase();
+    for word in ["infinity", "inf", "nan"] {
+        if lower.starts_with(word) {
+            return t[..i + word.len()].parse::<f64>().ok().or_else(|| {
+                let neg = b.first() == Some(&b'-');
+                Some(match (word, neg) {
+                    ("nan", _) => f64::NAN,
+                    (_, true) => f64::NEG_INFINITY,
+                    _ => f64::INFINITY,
+                })
+            });
+        }
+    }
+    let digits_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut ndig = i - digits_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let f = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        ndig += i - f;
+    }
+    if ndig == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        let e = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > e {
+            i = j;
+        }
+    }
+    t[..i].parse::<f64>().ok()
+}
+
+/// Split 64 bits into the two parameters HDF5 filters receive (low word
+/// first; on a big-endian machine `ncaux_h5filterspec_fix8` arranges the
+/// same values).
+fn push64(out: &mut Vec<u32>, v: u64) {
+    out.push(v as u32);
+    out.push((v >> 32) as u32);
+}
+
+/// One parameter as one or two words (netcdf-c's `filterspec_cvt`, and
+/// `ncaux_h5filterspec_parse_parameter`).
+pub fn parse_parameter(txt: &[u8]) -> NcResult<Vec<u32>> {
+    let mut out = Vec::with_capacity(2);
+    convert_param(txt, &mut out)?;
+    Ok(out)
+}
+
+fn convert_param(txt: &[u8], out: &mut Vec<u32>) -> NcResult<()> {
+    let mut p = txt;
+    while let Some((&c, rest)) = p.split_first() {
+        if c == b' ' || c == b'\t' {
+            p = rest;
+        } else {
+            break;
+        }
+    }
+    if p.is_empty() {
+        return Err(NcError::Inval);
+    }
+    let negative = p[0] == b'-';
+    let (t, unsigned) = param_type(p);
+    match t {
+        b'b' | b's' | b'i' => {
+            let v = scan_int(p, negative).ok_or(NcError::Inval)? as u32;
+            out.push(match t {
+                b'b' => v & 0xFF,
+                b's' => v & 0xFFFF,
+                _ => v,
+            });
+        }
+        b'f' => {
+            let v = scan_double(p).ok_or(NcError::Inval)? as f32;
+            out.push(v.to_bits());
+        }
+        b'd' => push64(out, scan_double(p).ok_or(NcError::Inval)?.to_bits()),
+        b'l' => push64(out, scan_int(p, !unsigned).ok_or(NcError::Inval)?),
+        _ => return Err(NcError::Inval),
+    }
+    Ok(())
+}
+
+/// Parse one spec `id,param,...` (`ncaux_h5filterspec_parse`).
+pub fn parse_spec(txt: &[u8]) -> NcResult<FilterSpec> {
+    if txt.is_empty() {
+        return Err(NcError::Inval);
+    }
+    let mut pieces = txt.split(|&c| c == b',');
+    let id = pieces.next().and_then(|s| scan_int(s, false)).ok_or(NcError::Inval)? as u32;
+    let mut params = Vec::new();
+    for p in pieces {
+        convert_param(p, &mut params)?;
+    }
+    Ok(FilterSpec { id, params })
+}
+
+/// Parse a `|`-separated list of specs with an optional leading `[format]`
+/// (`ncaux_h5filterspec_parselist`). A trailing `|` is ignored; an empty
+/// spec between two `|` is NC_EINVAL; an empty text is an empty list.
+pub fn parse_spec_list(txt: &[u8]) -> NcResult<FilterSpecList> {
+    let mut txt = txt;
+    let mut format = 0;
+    if txt.first() == Some(&b'[') {
+        let close = txt.iter().position(|&c| c == b']').ok_or(NcError::Inval)?;
+        format = scan_int(&txt[1..close], true).ok_or(NcError::Inval)? as i32;
+        txt = &txt[close + 1..];
+    }
+    let mut specs = Vec::new();
+    let mut rest = txt;
+    while !rest.is_empty() {
+        let end = rest.iter().position(|&c| c == b'|').unwrap_or(rest.len());
+        specs.push(parse_spec(&rest[..end])?);
+        rest = if end < rest.len() { &rest[end + 1..] } else { &[] };
+    }
+    Ok(FilterSpecList { format, specs })
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+
+    fn spec(txt: &str) -> NcResult<(u32, Vec<u32>)> {
+        parse_spec(txt.as_bytes()).map(|s| (s.id, s.params))
+    }
+
+    #[test]
+    fn plain_and_tagged_parameters() {
+        assert_eq!(spec("32015,3"), Ok((32015, vec![3])));
+        assert_eq!(spec("1"), Ok((1, vec![])));
+        assert_eq!(spec("4,  5,\t6"), Ok((4, vec![5, 6])));
+        assert_eq!(spec("4,255b,-1s"), Ok((4, vec![255, 0xffff])));
+        assert_eq!(spec("4,300b,70000s"), Ok((4, vec![300 & 0xff, 70000 & 0xffff])));
+        assert_eq!(spec("4,-2"), Ok((4, vec![(-2i32) as u32])));
+        assert_eq!(spec("4,7u,7U"), Ok((4, vec![7, 7])));
+        assert_eq!(spec("4,1e3f"), Ok((4, vec![1000f32.to_bits()])));
+        assert_eq!(spec("4,2.5"), Ok((4, vec![2])));
+        let d = 0.1f64.to_bits();
+        assert_eq!(spec("4,0.1d"), Ok((4, vec![d as u32, (d >> 32) as u32])));
+        assert_eq!(spec("4,18446744073709551615ul"), Ok((4, vec![u32::MAX, u32::MAX])));
+        assert_eq!(spec("4,-1ll"), Ok((4, vec![u32::MAX, u32::MAX])));
+        assert_eq!(spec("4,4294967297l"), Ok((4, vec![1, 1])));
+    }
+
+    #[test]
+    fn saturation_like_strtoll() {
+        // Past i64::MAX a signed 64-bit parameter saturates, an unsigned one wraps to MAX.
+        assert_eq!(spec("4,99999999999999999999l"), Ok((4, vec![u32::MAX, 0x7fff_ffff])));
+        assert_eq!(spec("4,99999999999999999999ul"), Ok((4, vec![u32::MAX, u32::MAX])));
+        assert_eq!(spec("4,-99999999999999999999l"), Ok((4, vec![0, 0x8000_0000])));
+    }
+
+    #[test]
+    fn special_doubles() {
+        let inf = f64::INFINITY.to_bits();
+        assert_eq!(spec("4,infd"), Ok((4, vec![inf as u32, (inf >> 32) as u32])));
+        let ninf = f64::NEG_INFINITY.to_bits();
+        assert_eq!(spec("4,-Infinityd"), Ok((4, vec![ninf as u32, (ninf >> 32) as u32])));
+        let (_, p) = spec("4,nanf").unwrap();
+        assert!(f32::from_bits(p[0]).is_nan());
+    }
+
+    #[test]
+    fn malformed_specs_are_einval() {
+        // A trailing blank is no type tag: rejected, as in netcdf-c.
+        for bad in [
+            "",
+            ",",
+            "x",
+            "4,",
+            "4,,5",
+            "4,zz",
+            "4,-",
+            "4,.f",
+            "4,5 ",
+            "7,\u{e9}\u{e9}l",
+        ] {
+            assert_eq!(spec(bad), Err(NcError::Inval), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn long_specs_are_parsed_in_full() {
+        let long = format!("7{}", ",123456789012345678901234567890".repeat(2000));
+        let (id, p) = spec(&long).unwrap();
+        assert_eq!((id, p.len()), (7, 2000));
+        assert!(p.iter().all(|&w| w == u32::MAX));
+    }
+
+    #[test]
+    fn one_parameter() {
+        assert_eq!(parse_parameter(b"17"), Ok(vec![17]));
+        assert_eq!(parse_parameter(b" 1.5d").map(|v| v.len()), Ok(2));
+        assert_eq!(parse_parameter(b""), Err(NcError::Inval));
+        assert_eq!(parse_parameter(b"q"), Err(NcError::Inval));
+    }
+
+    #[test]
+    fn lists() {
+        let l = |t: &str| parse_spec_list(t.as_bytes()).map(|l| (l.format, l.specs.len()));
+        assert_eq!(
+            parse_spec_list(b"1,5|32015,3"),
+            Ok(FilterSpecList {
+                format: 0,
+                specs: vec![
+                    FilterSpec { id: 1, params: vec![5] },
+                    FilterSpec {
+                        id: 32015,
+                        params: vec![3]
+                    }
+                ],
+            })
+        );
+        assert_eq!(l("[7]2"), Ok((7, 1)));
+        assert_eq!(l("[-3]2|4"), Ok((-3, 2)));
+        assert_eq!(l(""), Ok((0, 0)));
+        assert_eq!(l("[2]"), Ok((2, 0)));
+        assert_eq!(l("1|"), Ok((0, 1)));
+        for bad in ["|", "1||2", "[x]1", "[", "[1", "1,|2"] {
+            assert_eq!(l(bad), Err(NcError::Inval), "{bad:?}");
+        }
+    }
 }

@@ -119,6 +119,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
     rc::ensure_loaded();
     let loc = zarr_location(path, true)?;
     let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
+    let v3 = loc.zarr_format.unwrap_or_else(url::default_zarr_format) == 3;
     let mut ds = Dataset {
         path: path.to_string(),
         store,
@@ -131,9 +132,11 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
             pure_zarr: loc.zarr,
             xarray: loc.xarray_dims,
             consolidated: loc.consolidated,
+            v3,
+            shard_target: loc.shard_target,
         },
         ncproperties: Some(write::ncproperties()),
-        superblock_version: 2,
+        superblock_version: if v3 { 3 } else { 2 },
         meta_dirty: true,
         created: true,
         deferred_bytes: 0,
@@ -154,6 +157,8 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
         xarray: loc.xarray_dims,
         consolidated: loc.consolidated,
         writable,
+        zarr_format: loc.zarr_format,
+        shard_target: loc.shard_target,
         pure_zarr: loc.zarr,
     };
     let ds = read::open(store, path, opts)?;
@@ -263,4 +268,53 @@ pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> Nc
         return Ok(Cow::Owned(write::text_att(name, &t)));
     }
     Err(NcError::NotAtt)
+}
+
+/// `nc_def_var_zarr_shards` (include/netcdf_zarr.h): store a Zarr v3
+/// variable's chunks in shards of `sizes` elements per dimension, each a
+/// multiple of the chunk size; None stores every chunk as its own object.
+/// Errors: NC_EINVAL for a dataset that is not v3, a scalar, a string
+/// variable, or sizes that are not whole chunks (or too many chunks per
+/// shard); NC_ELATEDEF once the variable is stored; NC_EPERM read-only.
+pub fn def_var_shards(ds: &mut Dataset, grp: usize, varid: i32, sizes: Option<&[usize]>) -> NcResult<()> {
+    let v3 = ds.flavor.v3;
+    let writable = ds.writable;
+    let v = ds.var_mut(grp, varid)?;
+    if !writable {
+        return Err(NcError::Perm);
+    }
+    if v.created {
+        return Err(NcError::LateDef);
+    }
+    let Some(sizes) = sizes else {
+        v.shards = None;
+        v.meta_dirty = true;
+        return Ok(());
+    };
+    let invalid = |why: &str| {
+        crate::nclog!(crate::log::Level::Error, "nc_def_var_zarr_shards: {}", why);
+        NcError::Inval
+    };
+    if !v3 {
+        return Err(invalid("shards need Zarr v3 (mode v3)"));
+    }
+    if v.is_scalar() || v.ty == NcType::String {
+        return Err(invalid("scalars and strings are not sharded"));
+    }
+    let n = v.chunks.len();
+    if sizes.len() < n || sizes[..n].iter().zip(&v.chunks).any(|(&s, &c)| s == 0 || s % c != 0) {
+        return Err(invalid("shard sizes must be positive multiples of the chunk sizes"));
+    }
+    let layout = crate::codec::sharding::ShardLayout::standard(sizes[..n].to_vec(), v.chunks.clone())
+        .ok_or_else(|| invalid("too many chunks in one shard"))?;
+    v.shards = Some(layout);
+    v.meta_dirty = true;
+    ds.define_mode = true;
+    Ok(())
+}
+
+/// `nc_inq_var_zarr_shards`: the shard sizes of a variable, None when its
+/// chunks are not sharded.
+pub fn inq_var_shards(ds: &Dataset, grp: usize, varid: i32) -> NcResult<Option<Vec<usize>>> {
+    Ok(ds.var(grp, varid)?.shards.as_ref().map(|l| l.shard.clone()))
 }

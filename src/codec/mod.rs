@@ -19,8 +19,10 @@ pub mod fletcher32;
 pub mod gzip;
 pub mod lz4;
 pub mod plugin;
+pub mod sharding;
 pub mod shuffle;
 pub mod szip;
+pub mod transpose;
 pub mod zlib;
 pub mod zstd;
 

@@ -37,6 +37,7 @@ static BUILTINS: LazyLock<Vec<Builtin>> = LazyLock::new(|| {
         both(super::checksum::Checksum::CRC32),
         both(super::checksum::Checksum::ADLER32),
         both(super::checksum::Checksum::CRC32C),
+        both(super::transpose::Transpose),
     ];
     // szip only when the build found libaec.
     if super::szip::built_in() {

@@ -6,21 +6,25 @@
 //! type (for gets: room for the attribute's length), name buffers of
 //! NC_MAX_NAME+1 bytes.
 
-use super::delegate::{self, forward};
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
-use super::{cbytes, cstr, malloc_cstring, put, put_name, slice, slice_mut, status};
+use super::delegate;
+use super::{cbytes, cname, cstr, ffi_boundary, malloc_cstring, put, put_name, slice, slice_mut, status_of};
 use crate::api;
 use crate::api::handles;
 use crate::error::{NcError, NcResult};
 use crate::model::convert;
-use crate::model::types::NcType;
+use crate::model::types::{NC_MAX_NAME, NcType};
 use crate::model::{Att, AttValue};
 
 /// The attribute-length limit netcdf-c enforces (X_INT_MAX).
 const MAX_ATT_LEN: usize = i32::MAX as usize;
 
 /// Store an attribute given in memory type `mem` as file type `ty`.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `op` is NULL or holds `len` values of
+/// the memory type (`char*` values for strings).
 unsafe fn put_att_impl(
     ncid: c_int,
     varid: c_int,
@@ -30,8 +34,14 @@ unsafe fn put_att_impl(
     op: *const c_void,
     mem: Option<NcType>,
 ) -> NcResult<()> {
-    // SAFETY: NUL-terminated or NULL.
-    let name = unsafe { cstr(name) }?;
+    // netcdf-c checks the ncid before any other argument.
+    handles::with(ncid, |_, _| Ok(()))?;
+    // SAFETY: name is NULL or NUL-terminated (this function's contract).
+    let name = unsafe { att_name(name) }?;
+    if name.len() > NC_MAX_NAME {
+        // What netcdf-c 4.10.1 answers for an over-long new attribute name.
+        return Err(NcError::BadName);
+    }
     // netcdf-c checks the type against the dataset's types: NC_EBADTYPID.
     let ty = NcType::from_id(xtype).map_err(|_| {
         if xtype <= 0 {
@@ -49,14 +59,14 @@ unsafe fn put_att_impl(
         if ty != mem {
             return Err(convert::check_compatible(mem, ty).err().unwrap_or(NcError::BadType));
         }
-        // SAFETY: op holds len `char*` values.
+        // SAFETY: op is NULL or holds len `char*` values (this function's contract).
         let ptrs = unsafe { slice(op.cast::<*const c_char>(), len) }?;
         let mut v = Vec::with_capacity(len);
         for &p in ptrs {
-            // SAFETY: each is NULL or NUL-terminated.
             v.push(if p.is_null() {
                 Vec::new()
             } else {
+                // SAFETY: each non-NULL value is NUL-terminated (the same contract).
                 unsafe { cbytes(p) }?.to_vec()
             });
         }
@@ -64,7 +74,8 @@ unsafe fn put_att_impl(
     } else {
         convert::check_compatible(mem, ty)?;
         let nbytes = len.checked_mul(mem.size()).ok_or(NcError::Inval)?;
-        // SAFETY: op holds len values of the memory type.
+        // SAFETY: op is NULL or holds len values of the memory type, nbytes
+        // bytes (this function's contract).
         let src = unsafe { slice(op.cast::<u8>(), nbytes) }?;
         let mut dst = vec![0u8; len * ty.size()];
         match convert::convert(mem, src, ty, &mut dst) {
@@ -78,7 +89,42 @@ unsafe fn put_att_impl(
     if range { Err(NcError::Range) } else { Ok(()) }
 }
 
+/// An attribute name from the caller: netcdf-c 4.10.1 answers a NULL name
+/// with NC_EBADNAME in the attribute calls that look one up or store one.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated.
+unsafe fn att_name<'a>(name: *const c_char) -> NcResult<&'a str> {
+    if name.is_null() {
+        return Err(NcError::BadName);
+    }
+    // SAFETY: name is non-NULL and NUL-terminated (this function's contract).
+    unsafe { cstr(name) }
+}
+
+/// Look an attribute up by the caller's name, in netcdf-c's order of
+/// checks: the ncid, the varid, then the name (NULL: NC_EBADNAME; longer
+/// than NC_MAX_NAME: NC_EMAXNAME).
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated.
+unsafe fn lookup_att(ncid: c_int, varid: c_int, name: *const c_char) -> NcResult<Att> {
+    handles::with(ncid, |ds, grp| {
+        ds.atts(grp, varid)?;
+        if name.is_null() {
+            return Err(NcError::BadName);
+        }
+        // SAFETY: name is non-NULL and NUL-terminated (this function's contract).
+        let name = unsafe { cname(name) }?;
+        Ok(api::att_lookup(ds, grp, varid, name)?.into_owned())
+    })
+}
+
 /// Read an attribute into memory type `mem` (None: the attribute's own type).
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `ip` is NULL or has room for the
+/// attribute's values in the memory type (`char*` values for strings).
 unsafe fn get_att_impl(
     ncid: c_int,
     varid: c_int,
@@ -86,9 +132,8 @@ unsafe fn get_att_impl(
     ip: *mut c_void,
     mem: Option<NcType>,
 ) -> NcResult<()> {
-    // SAFETY: NUL-terminated or NULL.
-    let name = unsafe { cstr(name) }?;
-    let att: Att = handles::with(ncid, |ds, grp| Ok(api::att_lookup(ds, grp, varid, name)?.into_owned()))?;
+    // SAFETY: name is NULL or NUL-terminated (this function's contract).
+    let att = unsafe { lookup_att(ncid, varid, name) }?;
     let mem = mem.unwrap_or(att.ty);
     match &att.value {
         AttValue::Strings(s) => {
@@ -97,7 +142,12 @@ unsafe fn get_att_impl(
                     .err()
                     .unwrap_or(NcError::BadType));
             }
-            // SAFETY: ip has room for one `char*` per value.
+            if ip.is_null() {
+                // netcdf-c copies nothing to a NULL value pointer.
+                return Ok(());
+            }
+            // SAFETY: ip is non-NULL with room for one `char*` per value (this
+            // function's contract).
             let out = unsafe { slice_mut(ip.cast::<*mut c_char>(), s.len()) }?;
             for (o, v) in out.iter_mut().zip(s) {
                 *o = malloc_cstring(v);
@@ -112,15 +162,22 @@ unsafe fn get_att_impl(
                 return Err(convert::check_compatible(mem, att.ty).err().unwrap_or(NcError::BadType));
             }
             convert::check_compatible(mem, att.ty)?;
+            if ip.is_null() {
+                // netcdf-c copies nothing to a NULL value pointer.
+                return Ok(());
+            }
             let n = att.len();
-            // SAFETY: ip has room for the attribute's length in the memory type.
-            let dst = unsafe { slice_mut(ip.cast::<u8>(), n * mem.size()) }?;
+            let nbytes = n.checked_mul(mem.size()).ok_or(NcError::NoMem)?;
+            // SAFETY: ip is non-NULL with room for the attribute's n values in
+            // the memory type (this function's contract).
+            let dst = unsafe { slice_mut(ip.cast::<u8>(), nbytes) }?;
             convert::convert(att.ty, b, mem, dst)?;
             if mem == NcType::Char && varid != crate::model::types::NC_GLOBAL && att.name == "_Codecs" {
                 // netcdf-c writes a NUL after the text of `_Codecs`, and
                 // Debian's ncdump (4.9.0) relies on it: its buffer has room
                 // for one byte more than the length and is not terminated.
-                // SAFETY: as netcdf-c; every known caller allocates len + 1.
+                // SAFETY: as netcdf-c does, one byte past the n values; every
+                // known caller of this attribute allocates n + 1 bytes.
                 unsafe { ip.cast::<u8>().add(n).write(0) };
             }
             Ok(())
@@ -142,9 +199,11 @@ macro_rules! typed_att {
             len: usize,
             op: *const $t,
         ) -> c_int {
-            forward!(ncid => $put(ncid, varid, name, xtype, len, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op.cast(), Some($nct)) })
+            ffi_boundary!(forward ncid => $put(ncid, varid, name, xtype, len, op); status {
+                // SAFETY: name is NULL or NUL-terminated and op NULL or holding
+                // len values (this export's contract), as put_att_impl needs.
+                unsafe { put_att_impl(ncid, varid, name, xtype, len, op.cast(), Some($nct)) }
+            })
         }
 
         /// # Safety
@@ -152,9 +211,11 @@ macro_rules! typed_att {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $get(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut $t) -> c_int {
-            forward!(ncid => $get(ncid, varid, name, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some($nct)) })
+            ffi_boundary!(forward ncid => $get(ncid, varid, name, ip); status {
+                // SAFETY: name is NULL or NUL-terminated and ip NULL or with room
+                // for the attribute's values (this export's contract).
+                unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some($nct)) }
+            })
         }
     };
 }
@@ -190,9 +251,11 @@ pub unsafe extern "C" fn nc_put_att_text(
     len: usize,
     op: *const c_char,
 ) -> c_int {
-    forward!(ncid => nc_put_att_text(ncid, varid, name, len, op));
-    // SAFETY: forwarded contract.
-    status(|| unsafe { put_att_impl(ncid, varid, name, NcType::Char.id(), len, op.cast(), Some(NcType::Char)) })
+    ffi_boundary!(forward ncid => nc_put_att_text(ncid, varid, name, len, op); status {
+        // SAFETY: name is NULL or NUL-terminated and op NULL or holding len
+        // chars (this export's contract).
+        unsafe { put_att_impl(ncid, varid, name, NcType::Char.id(), len, op.cast(), Some(NcType::Char)) }
+    })
 }
 
 /// # Safety
@@ -200,9 +263,11 @@ pub unsafe extern "C" fn nc_put_att_text(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
-    forward!(ncid => nc_get_att_text(ncid, varid, name, ip));
-    // SAFETY: forwarded contract.
-    status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::Char)) })
+    ffi_boundary!(forward ncid => nc_get_att_text(ncid, varid, name, ip); status {
+        // SAFETY: name is NULL or NUL-terminated and ip NULL or with room for
+        // the attribute's chars (this export's contract).
+        unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::Char)) }
+    })
 }
 
 /// # Safety
@@ -216,18 +281,20 @@ pub unsafe extern "C" fn nc_put_att_string(
     len: usize,
     op: *mut *const c_char,
 ) -> c_int {
-    forward!(ncid => nc_put_att_string(ncid, varid, name, len, op));
-    // SAFETY: forwarded contract.
-    status(|| unsafe {
-        put_att_impl(
-            ncid,
-            varid,
-            name,
-            NcType::String.id(),
-            len,
-            op.cast(),
-            Some(NcType::String),
-        )
+    ffi_boundary!(forward ncid => nc_put_att_string(ncid, varid, name, len, op); status {
+        // SAFETY: name is NULL or NUL-terminated and op NULL or holding len
+        // string pointers (this export's contract).
+        unsafe {
+            put_att_impl(
+                ncid,
+                varid,
+                name,
+                NcType::String.id(),
+                len,
+                op.cast(),
+                Some(NcType::String),
+            )
+        }
     })
 }
 
@@ -241,9 +308,11 @@ pub unsafe extern "C" fn nc_get_att_string(
     name: *const c_char,
     ip: *mut *mut c_char,
 ) -> c_int {
-    forward!(ncid => nc_get_att_string(ncid, varid, name, ip));
-    // SAFETY: forwarded contract.
-    status(|| unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::String)) })
+    ffi_boundary!(forward ncid => nc_get_att_string(ncid, varid, name, ip); status {
+        // SAFETY: name is NULL or NUL-terminated and ip NULL or with room for
+        // one pointer per value (this export's contract).
+        unsafe { get_att_impl(ncid, varid, name, ip.cast(), Some(NcType::String)) }
+    })
 }
 
 /// # Safety
@@ -258,9 +327,11 @@ pub unsafe extern "C" fn nc_put_att(
     len: usize,
     op: *const c_void,
 ) -> c_int {
-    forward!(ncid => nc_put_att(ncid, varid, name, xtype, len, op));
-    // SAFETY: forwarded contract.
-    status(|| unsafe { put_att_impl(ncid, varid, name, xtype, len, op, None) })
+    ffi_boundary!(forward ncid => nc_put_att(ncid, varid, name, xtype, len, op); status {
+        // SAFETY: name is NULL or NUL-terminated and op NULL or holding len
+        // values of xtype (this export's contract).
+        unsafe { put_att_impl(ncid, varid, name, xtype, len, op, None) }
+    })
 }
 
 /// # Safety
@@ -268,9 +339,11 @@ pub unsafe extern "C" fn nc_put_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
-    forward!(ncid => nc_get_att(ncid, varid, name, ip));
-    // SAFETY: forwarded contract.
-    status(|| unsafe { get_att_impl(ncid, varid, name, ip, None) })
+    ffi_boundary!(forward ncid => nc_get_att(ncid, varid, name, ip); status {
+        // SAFETY: name is NULL or NUL-terminated and ip NULL or with room for
+        // the attribute's values in its own type (this export's contract).
+        unsafe { get_att_impl(ncid, varid, name, ip, None) }
+    })
 }
 
 /// # Safety
@@ -284,19 +357,15 @@ pub unsafe extern "C" fn nc_inq_att(
     xtypep: *mut c_int,
     lenp: *mut usize,
 ) -> c_int {
-    forward!(ncid => nc_inq_att(ncid, varid, name, xtypep, lenp));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(name) }?;
-        handles::with(ncid, |ds, grp| {
-            let a = api::att_lookup(ds, grp, varid, name)?;
-            // SAFETY: NULL or writable.
-            unsafe {
-                put(xtypep, a.ty.id());
-                put(lenp, a.len());
-            }
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_att(ncid, varid, name, xtypep, lenp); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
+        let a = unsafe { lookup_att(ncid, varid, name) }?;
+        // SAFETY: xtypep and lenp are NULL or writable (this export's contract).
+        unsafe {
+            put(xtypep, a.ty.id());
+            put(lenp, a.len());
+        }
+        Ok(())
     })
 }
 
@@ -305,9 +374,13 @@ pub unsafe extern "C" fn nc_inq_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_atttype(ncid, varid, name, xtypep));
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
+    ffi_boundary!(forward ncid => nc_inq_atttype(ncid, varid, name, xtypep); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
+        let a = unsafe { lookup_att(ncid, varid, name) }?;
+        // SAFETY: xtypep is NULL or writable (this export's contract).
+        unsafe { put(xtypep, a.ty.id()) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -315,9 +388,13 @@ pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_attlen(ncid, varid, name, lenp));
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
+    ffi_boundary!(forward ncid => nc_inq_attlen(ncid, varid, name, lenp); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
+        let a = unsafe { lookup_att(ncid, varid, name) }?;
+        // SAFETY: lenp is NULL or writable (this export's contract).
+        unsafe { put(lenp, a.len()) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -325,20 +402,25 @@ pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_attid(ncid, varid, name, idp));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(name) }?;
-        handles::with(ncid, |ds, grp| {
+    ffi_boundary!(forward ncid => nc_inq_attid(ncid, varid, name, idp); status {
+        let i = handles::with(ncid, |ds, grp| {
+            ds.atts(grp, varid)?;
+            if name.is_null() {
+                // netcdf-c 4.10.1 answers a NULL name here with NC_EBADNAME.
+                return Err(NcError::BadName);
+            }
+            // SAFETY: name is non-NULL and NUL-terminated (this export's contract).
+            let name = unsafe { cname(name) }?;
             let Some(i) = ds.atts(grp, varid)?.iter().position(|a| a.name == name) else {
                 // Virtual attributes have no number: netcdf-c says NC_EATTMETA.
                 api::att_lookup(ds, grp, varid, name)?;
                 return Err(NcError::AttMeta);
             };
-            // SAFETY: NULL or writable.
-            unsafe { put(idp, i as c_int) };
-            Ok(())
-        })
+            Ok(i as c_int)
+        })?;
+        // SAFETY: idp is NULL or writable (this export's contract).
+        unsafe { put(idp, i) };
+        Ok(())
     })
 }
 
@@ -347,18 +429,18 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_attname(ncid, varid, attnum, name));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
+    ffi_boundary!(forward ncid => nc_inq_attname(ncid, varid, attnum, name); status {
+        let n = handles::with(ncid, |ds, grp| {
             let atts = ds.atts(grp, varid)?;
             let a = usize::try_from(attnum)
                 .ok()
                 .and_then(|i| atts.get(i))
                 .ok_or(NcError::NotAtt)?;
-            // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
-            unsafe { put_name(name, &a.name) };
-            Ok(())
-        })
+            Ok(a.name.clone())
+        })?;
+        // SAFETY: name is NULL or a buffer of NC_MAX_NAME+1 bytes (this
+        // export's contract).
+        unsafe { put_name(name, &n) }
     })
 }
 
@@ -372,11 +454,18 @@ pub unsafe extern "C" fn nc_rename_att(
     name: *const c_char,
     newname: *const c_char,
 ) -> c_int {
-    forward!(ncid => nc_rename_att(ncid, varid, name, newname));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let (name, newname) = unsafe { (cstr(name)?, cstr(newname)?) };
-        handles::with(ncid, |ds, grp| ds.rename_att(grp, varid, name, newname))
+    ffi_boundary!(forward ncid => nc_rename_att(ncid, varid, name, newname); status {
+        handles::with(ncid, |ds, grp| {
+            // netcdf-c refuses a read-only dataset before it looks at names.
+            if !ds.writable {
+                return Err(NcError::Perm);
+            }
+            ds.atts(grp, varid)?;
+            // SAFETY: name and newname are NULL or NUL-terminated (this
+            // export's contract).
+            let (name, newname) = unsafe { (cname(name)?, cstr(newname)?) };
+            ds.rename_att(grp, varid, name, newname)
+        })
     })
 }
 
@@ -385,12 +474,42 @@ pub unsafe extern "C" fn nc_rename_att(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
-    forward!(ncid => nc_del_att(ncid, varid, name));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
+    ffi_boundary!(forward ncid => nc_del_att(ncid, varid, name); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
-        handles::with(ncid, |ds, grp| ds.del_att(grp, varid, name))
+        handles::with(ncid, |ds, grp| {
+            // netcdf-c refuses a read-only dataset before it looks for the attribute.
+            if !ds.writable {
+                return Err(NcError::Perm);
+            }
+            ds.del_att(grp, varid, name)
+        })
     })
+}
+
+/// Both datasets in the system library: its own `nc_copy_att`, with its ids.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated.
+unsafe fn copy_att_delegated(
+    a: delegate::Delegated,
+    varid_in: c_int,
+    name: *const c_char,
+    b: delegate::Delegated,
+    varid_out: c_int,
+) -> c_int {
+    let like: unsafe extern "C" fn(c_int, c_int, *const c_char, c_int, c_int) -> c_int = nc_copy_att;
+    // SAFETY: netcdf.h declares nc_copy_att as int(int, int, const char*,
+    // int, int) in every netcdf-c, the type of `like`.
+    match unsafe { delegate::function(like, b"nc_copy_att\0") } {
+        Some(f) => {
+            let _g = delegate::serial();
+            // SAFETY: name is NULL or NUL-terminated (this function's
+            // contract), as nc_copy_att requires; the rest are ints.
+            unsafe { f(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) }
+        }
+        None => NcError::NotBuilt.code(),
+    }
 }
 
 /// # Safety
@@ -404,31 +523,29 @@ pub unsafe extern "C" fn nc_copy_att(
     ncid_out: c_int,
     varid_out: c_int,
 ) -> c_int {
-    match (delegate::lookup(ncid_in), delegate::lookup(ncid_out)) {
-        (None, None) => {}
-        (Some(a), Some(b)) => {
-            // Both in the system library: its own copy, with its ids.
-            let like: unsafe extern "C" fn(c_int, c_int, *const c_char, c_int, c_int) -> c_int = nc_copy_att;
-            return match delegate::symbol(b"nc_copy_att\0") {
-                Some(p) => {
-                    let _g = delegate::serial();
-                    // SAFETY: same prototype; arguments passed on under the caller's contract.
-                    unsafe { delegate::cast_like(like, p)(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) }
-                }
-                None => NcError::NotBuilt.code(),
-            };
+    ffi_boundary!(code {
+        match (delegate::lookup(ncid_in), delegate::lookup(ncid_out)) {
+            (None, None) => {}
+            // SAFETY: name is NULL or NUL-terminated (this export's contract).
+            (Some(a), Some(b)) => return unsafe { copy_att_delegated(a, varid_in, name, b, varid_out) },
+            // SAFETY: name is NULL or NUL-terminated (this export's contract).
+            _ => return unsafe { copy_att_across(ncid_in, varid_in, name, ncid_out, varid_out) },
         }
-        // SAFETY: forwarded contract.
-        _ => return unsafe { copy_att_across(ncid_in, varid_in, name, ncid_out, varid_out) },
-    }
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(name) }?;
-        // Read first and release the source before locking the target (they
-        // may be the same dataset).
-        let att: Att = handles::with(ncid_in, |ds, grp| Ok(ds.att(grp, varid_in, name)?.clone()))?;
-        handles::with(ncid_out, |ds, grp| {
-            ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone())
+        status_of(|| {
+            // Read first and release the source before locking the target
+            // (they may be the same dataset). Only stored attributes copy.
+            let att = handles::with(ncid_in, |ds, grp| {
+                ds.atts(grp, varid_in)?;
+                if name.is_null() {
+                    return Err(NcError::BadName);
+                }
+                // SAFETY: name is non-NULL and NUL-terminated (this export's contract).
+                let name = unsafe { cname(name) }?;
+                Ok(ds.att(grp, varid_in, name)?.clone())
+            })?;
+            handles::with(ncid_out, |ds, grp| {
+                ds.put_att(grp, varid_out, &att.name, att.ty, att.value.clone())
+            })
         })
     })
 }
@@ -446,21 +563,18 @@ unsafe fn copy_att_across(
     ncid_out: c_int,
     varid_out: c_int,
 ) -> c_int {
-    const NC_STRING: c_int = 12;
-    const NC_MAX_ATOMIC_TYPE: c_int = 12;
     let mut xtype: c_int = 0;
     let mut len: usize = 0;
-    // SAFETY: name per contract; out-parameters are locals.
+    // SAFETY: name is NULL or NUL-terminated (this function's contract); the
+    // out-parameters are locals.
     let rc = unsafe { nc_inq_att(ncid_in, varid_in, name, &mut xtype, &mut len) };
     if rc != 0 {
         return rc;
     }
-    if !(1..=NC_MAX_ATOMIC_TYPE).contains(&xtype) {
+    let ty = match NcType::from_id(xtype) {
         // A user-defined type has no counterpart in the other library's dataset.
-        return NcError::BadType.code();
-    }
-    let Ok(ty) = NcType::from_id(xtype) else {
-        return NcError::BadType.code();
+        Ok(t) => t,
+        Err(_) => return NcError::BadType.code(),
     };
     let Some(bytes) = len.checked_mul(ty.size()) else {
         return NcError::NoMem.code();
@@ -473,14 +587,14 @@ unsafe fn copy_att_across(
     }
     words.resize(n, 0);
     let p = words.as_mut_ptr().cast::<c_void>();
-    // SAFETY: p has room for len values of xtype.
+    // SAFETY: p has room for len values of xtype (n 8-byte words); name as above.
     let rc = unsafe { nc_get_att(ncid_in, varid_in, name, p) };
     if rc != 0 {
         return rc;
     }
-    // SAFETY: p holds len values of xtype.
+    // SAFETY: p holds the len values of xtype just read; name as above.
     let rc = unsafe { nc_put_att(ncid_out, varid_out, name, xtype, len, p) };
-    if xtype == NC_STRING {
+    if ty == NcType::String {
         // The strings were allocated by the library that read them, with malloc.
         // SAFETY: p holds len string pointers from nc_get_att.
         unsafe { super::data::nc_free_string(len, p.cast::<*mut c_char>()) };

@@ -6,11 +6,14 @@
 //! variable (they may be NULL where netcdf-c allows it); the value buffer
 //! holds the selected values in the call's memory type (for `varm`, as far as
 //! the map reaches); strings are `char*` values, NUL-terminated or NULL.
+//!
+//! A NULL value buffer for a selection of one value or more is NC_EINVAL:
+//! netcdf-c 4.10.1 reads through it (a crash) or, for some puts, answers
+//! NC_NOERR having written nothing.
 
-use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_ulonglong, c_void};
 
-use super::{cbytes, malloc_cstring, slice, slice_mut, status};
+use super::{cbytes, ffi_boundary, malloc_cstring, slice, slice_mut};
 use crate::api::handles;
 use crate::engine::{self, MemIn, MemOut};
 use crate::error::{NcError, NcResult};
@@ -173,7 +176,8 @@ unsafe fn begin(
     mem: Option<NcType>,
     for_write: bool,
 ) -> NcResult<(Request, NcType)> {
-    // SAFETY: forwarded contract.
+    // SAFETY: the selection pointers of `a` hold what request needs (this
+    // function's contract).
     let req = unsafe { request(ds, grp, varid, shape, a) }?;
     crate::api::begin_data_access(ds)?;
     let mt = mem.unwrap_or(ds.var(grp, varid)?.ty);
@@ -192,7 +196,8 @@ unsafe fn get_impl(
     // Codec maps may call back into the library: resolve them unlocked.
     crate::api::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
-        // SAFETY: forwarded contract.
+        // SAFETY: the selection pointers of `a` hold what begin needs (this
+        // function's contract).
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, false) }?;
         let stride = req.stride.as_deref();
         if mt == NcType::String {
@@ -267,7 +272,8 @@ unsafe fn put_impl(
     // Codec maps may call back into the library: resolve them unlocked.
     crate::api::filter::ready_chain(ncid, varid)?;
     handles::with(ncid, |ds, grp| {
-        // SAFETY: forwarded contract.
+        // SAFETY: the selection pointers of `a` hold what begin needs (this
+        // function's contract).
         let (req, mt) = unsafe { begin(ds, grp, varid, shape, a, mem, true) }?;
         let stride = req.stride.as_deref();
         if mt == NcType::String {
@@ -279,10 +285,11 @@ unsafe fn put_impl(
             let ptrs = unsafe { slice(op.cast::<*const c_char>(), extent) }?;
             let mut all = Vec::with_capacity(extent);
             for &p in ptrs {
-                // SAFETY: each is NULL or NUL-terminated.
                 all.push(if p.is_null() {
                     None
                 } else {
+                    // SAFETY: each non-NULL value is NUL-terminated (this
+                    // module's contract for strings).
                     Some(unsafe { cbytes(p) }?.to_vec())
                 });
             }
@@ -343,17 +350,19 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv(ncid: c_int, varid: c_int, op: $tin) -> c_int {
-            forward!(ncid => $pv(ncid, varid, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                put_impl(
-                    ncid,
-                    varid,
-                    Shape::Var,
-                    CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
-                    $mem,
-                    op.cast(),
-                )
+            ffi_boundary!(forward ncid => $pv(ncid, varid, op); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which put_impl requires.
+                unsafe {
+                    put_impl(
+                        ncid,
+                        varid,
+                        Shape::Var,
+                        CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
+                        $mem,
+                        op.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -361,17 +370,19 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv(ncid: c_int, varid: c_int, ip: $tout) -> c_int {
-            forward!(ncid => $gv(ncid, varid, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                get_impl(
-                    ncid,
-                    varid,
-                    Shape::Var,
-                    CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
-                    $mem,
-                    ip.cast(),
-                )
+            ffi_boundary!(forward ncid => $gv(ncid, varid, ip); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which get_impl requires.
+                unsafe {
+                    get_impl(
+                        ncid,
+                        varid,
+                        Shape::Var,
+                        CArgs::new(NULL_SZ, NULL_SZ, NULL_PD, NULL_PD),
+                        $mem,
+                        ip.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -379,17 +390,19 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $pv1(ncid: c_int, varid: c_int, indexp: *const usize, op: $tin) -> c_int {
-            forward!(ncid => $pv1(ncid, varid, indexp, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                put_impl(
-                    ncid,
-                    varid,
-                    Shape::Var1,
-                    CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
-                    $mem,
-                    op.cast(),
-                )
+            ffi_boundary!(forward ncid => $pv1(ncid, varid, indexp, op); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which put_impl requires.
+                unsafe {
+                    put_impl(
+                        ncid,
+                        varid,
+                        Shape::Var1,
+                        CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
+                        $mem,
+                        op.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -397,17 +410,19 @@ macro_rules! data_family {
         /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $gv1(ncid: c_int, varid: c_int, indexp: *const usize, ip: $tout) -> c_int {
-            forward!(ncid => $gv1(ncid, varid, indexp, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                get_impl(
-                    ncid,
-                    varid,
-                    Shape::Var1,
-                    CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
-                    $mem,
-                    ip.cast(),
-                )
+            ffi_boundary!(forward ncid => $gv1(ncid, varid, indexp, ip); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which get_impl requires.
+                unsafe {
+                    get_impl(
+                        ncid,
+                        varid,
+                        Shape::Var1,
+                        CArgs::new(indexp, NULL_SZ, NULL_PD, NULL_PD),
+                        $mem,
+                        ip.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -421,17 +436,19 @@ macro_rules! data_family {
             countp: *const usize,
             op: $tin,
         ) -> c_int {
-            forward!(ncid => $pva(ncid, varid, startp, countp, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                put_impl(
-                    ncid,
-                    varid,
-                    Shape::Vara,
-                    CArgs::new(startp, countp, NULL_PD, NULL_PD),
-                    $mem,
-                    op.cast(),
-                )
+            ffi_boundary!(forward ncid => $pva(ncid, varid, startp, countp, op); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which put_impl requires.
+                unsafe {
+                    put_impl(
+                        ncid,
+                        varid,
+                        Shape::Vara,
+                        CArgs::new(startp, countp, NULL_PD, NULL_PD),
+                        $mem,
+                        op.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -445,17 +462,19 @@ macro_rules! data_family {
             countp: *const usize,
             ip: $tout,
         ) -> c_int {
-            forward!(ncid => $gva(ncid, varid, startp, countp, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                get_impl(
-                    ncid,
-                    varid,
-                    Shape::Vara,
-                    CArgs::new(startp, countp, NULL_PD, NULL_PD),
-                    $mem,
-                    ip.cast(),
-                )
+            ffi_boundary!(forward ncid => $gva(ncid, varid, startp, countp, ip); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which get_impl requires.
+                unsafe {
+                    get_impl(
+                        ncid,
+                        varid,
+                        Shape::Vara,
+                        CArgs::new(startp, countp, NULL_PD, NULL_PD),
+                        $mem,
+                        ip.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -470,17 +489,19 @@ macro_rules! data_family {
             stridep: *const isize,
             op: $tin,
         ) -> c_int {
-            forward!(ncid => $pvs(ncid, varid, startp, countp, stridep, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                put_impl(
-                    ncid,
-                    varid,
-                    Shape::Vars,
-                    CArgs::new(startp, countp, stridep, NULL_PD),
-                    $mem,
-                    op.cast(),
-                )
+            ffi_boundary!(forward ncid => $pvs(ncid, varid, startp, countp, stridep, op); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which put_impl requires.
+                unsafe {
+                    put_impl(
+                        ncid,
+                        varid,
+                        Shape::Vars,
+                        CArgs::new(startp, countp, stridep, NULL_PD),
+                        $mem,
+                        op.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -495,17 +516,19 @@ macro_rules! data_family {
             stridep: *const isize,
             ip: $tout,
         ) -> c_int {
-            forward!(ncid => $gvs(ncid, varid, startp, countp, stridep, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                get_impl(
-                    ncid,
-                    varid,
-                    Shape::Vars,
-                    CArgs::new(startp, countp, stridep, NULL_PD),
-                    $mem,
-                    ip.cast(),
-                )
+            ffi_boundary!(forward ncid => $gvs(ncid, varid, startp, countp, stridep, ip); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which get_impl requires.
+                unsafe {
+                    get_impl(
+                        ncid,
+                        varid,
+                        Shape::Vars,
+                        CArgs::new(startp, countp, stridep, NULL_PD),
+                        $mem,
+                        ip.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -521,17 +544,19 @@ macro_rules! data_family {
             imapp: *const isize,
             op: $tin,
         ) -> c_int {
-            forward!(ncid => $pvm(ncid, varid, startp, countp, stridep, imapp, op));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                put_impl(
-                    ncid,
-                    varid,
-                    Shape::Varm,
-                    CArgs::new(startp, countp, stridep, imapp),
-                    $mem,
-                    op.cast(),
-                )
+            ffi_boundary!(forward ncid => $pvm(ncid, varid, startp, countp, stridep, imapp, op); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which put_impl requires.
+                unsafe {
+                    put_impl(
+                        ncid,
+                        varid,
+                        Shape::Varm,
+                        CArgs::new(startp, countp, stridep, imapp),
+                        $mem,
+                        op.cast(),
+                    )
+                }
             })
         }
         /// # Safety
@@ -547,17 +572,19 @@ macro_rules! data_family {
             imapp: *const isize,
             ip: $tout,
         ) -> c_int {
-            forward!(ncid => $gvm(ncid, varid, startp, countp, stridep, imapp, ip));
-            // SAFETY: forwarded contract.
-            status(|| unsafe {
-                get_impl(
-                    ncid,
-                    varid,
-                    Shape::Varm,
-                    CArgs::new(startp, countp, stridep, imapp),
-                    $mem,
-                    ip.cast(),
-                )
+            ffi_boundary!(forward ncid => $gvm(ncid, varid, startp, countp, stridep, imapp, ip); status {
+                // SAFETY: the selection pointers and the value buffer carry
+                // this module's contract, which get_impl requires.
+                unsafe {
+                    get_impl(
+                        ncid,
+                        varid,
+                        Shape::Varm,
+                        CArgs::new(startp, countp, stridep, imapp),
+                        $mem,
+                        ip.cast(),
+                    )
+                }
             })
         }
     };
@@ -797,21 +824,59 @@ data_family!(
 
 // ----- memory reclamation -----
 
+/// Free `n` `malloc`'d strings (NULL entries are skipped) and clear the slots.
+///
+/// # Safety
+/// `v` holds pointers that are NULL or `malloc`'d and owned by the caller,
+/// who gives them up.
+unsafe fn free_strings(v: &mut [*mut c_char]) {
+    for p in v.iter_mut() {
+        // SAFETY: *p is NULL or malloc'd (this function's contract); free
+        // accepts both, and the slot is cleared so it is freed once.
+        unsafe { libc::free(p.cast()) };
+        *p = std::ptr::null_mut();
+    }
+}
+
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -> c_int {
-    status(|| {
-        // SAFETY: data holds nelems pointers from malloc (or NULL).
-        let v = unsafe { slice_mut(data, nelems) }?;
-        for p in v.iter_mut() {
-            // SAFETY: each was allocated by malloc (by this library) or is NULL.
-            unsafe { libc::free(p.cast()) };
-            *p = std::ptr::null_mut();
-        }
+    // NULL data with nelems > 0 is NC_EINVAL (netcdf-c crashes).
+    ffi_boundary!(status {
+        // SAFETY: data is NULL (with nelems 0) or holds nelems pointers, each
+        // NULL or from malloc (this export's contract).
+        unsafe { free_strings(slice_mut(data, nelems)?) };
         Ok(())
     })
+}
+
+/// netcdf-c's `nc_reclaim_data`, in its order of checks: a negative ncid or
+/// type is NC_EINVAL, as are NULL memory with values; nothing to free needs
+/// no dataset; then the ncid and the type. Only strings own memory in an
+/// NCZarr dataset.
+///
+/// # Safety
+/// `memory` is NULL or holds `nelems` values of `xtype`.
+unsafe fn reclaim(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> NcResult<()> {
+    if ncid < 0 || xtype <= 0 {
+        return Err(NcError::Inval);
+    }
+    if memory.is_null() && nelems > 0 {
+        return Err(NcError::Inval);
+    }
+    if memory.is_null() || nelems == 0 {
+        return Ok(());
+    }
+    handles::get(ncid)?;
+    let t = NcType::from_id(xtype).map_err(|_| NcError::BadTypId)?;
+    if t == NcType::String {
+        // SAFETY: memory is non-NULL and holds nelems string pointers, each
+        // NULL or malloc'd (this function's contract).
+        unsafe { free_strings(slice_mut(memory.cast::<*mut c_char>(), nelems)?) };
+    }
+    Ok(())
 }
 
 /// # Safety
@@ -819,23 +884,10 @@ pub unsafe extern "C" fn nc_free_string(nelems: usize, data: *mut *mut c_char) -
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
-    forward!(ncid => nc_reclaim_data(ncid, xtype, memory, nelems));
-    status(|| {
-        handles::get(ncid)?;
-        let t = NcType::from_id(xtype).map_err(|_| NcError::BadTypId)?;
-        if memory.is_null() && nelems > 0 {
-            return Err(NcError::Inval);
-        }
-        if t == NcType::String {
-            // SAFETY: memory holds nelems malloc'd strings.
-            let v = unsafe { slice_mut(memory.cast::<*mut c_char>(), nelems) }?;
-            for p in v.iter_mut() {
-                // SAFETY: malloc'd or NULL.
-                unsafe { libc::free(p.cast()) };
-                *p = std::ptr::null_mut();
-            }
-        }
-        Ok(())
+    ffi_boundary!(forward ncid => nc_reclaim_data(ncid, xtype, memory, nelems); status {
+        // SAFETY: memory is NULL or holds nelems values of xtype (this
+        // export's contract).
+        unsafe { reclaim(ncid, xtype, memory, nelems) }
     })
 }
 
@@ -844,12 +896,13 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, nelems: usize) -> c_int {
-    forward!(ncid => nc_reclaim_data_all(ncid, xtype, memory, nelems));
-    // SAFETY: forwarded contract; memory itself was malloc'd by the caller.
-    let r = unsafe { nc_reclaim_data(ncid, xtype, memory, nelems) };
-    if r == 0 {
-        // SAFETY: memory came from malloc (contract of nc_reclaim_data_all).
+    ffi_boundary!(forward ncid => nc_reclaim_data_all(ncid, xtype, memory, nelems); status {
+        // SAFETY: memory is NULL or holds nelems values of xtype (this
+        // export's contract).
+        unsafe { reclaim(ncid, xtype, memory, nelems) }?;
+        // SAFETY: memory is NULL or a block from malloc that the caller gives
+        // up (nc_reclaim_data_all's contract); free accepts both.
         unsafe { libc::free(memory) };
-    }
-    r
+        Ok(())
+    })
 }

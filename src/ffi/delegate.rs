@@ -8,9 +8,10 @@
 //! same in both libraries.
 //!
 //! Every export that takes an `ncid` starts with
-//! `forward!(ncid => nc_xxx(ncid, a, b, ...));`: when `ncid` names a delegated
-//! dataset, the call goes to the system library's function of the same name
-//! (with its own id) and its status is returned unchanged.
+//! `ffi_boundary!(forward ncid => nc_xxx(ncid, a, b, ...); ...)`: when `ncid`
+//! names a delegated dataset, the call goes to the system library's function
+//! of the same name (with its own id), inside the panic boundary, and its
+//! status is returned unchanged.
 
 use std::ffi::{c_char, c_int};
 
@@ -29,22 +30,7 @@ pub(crate) fn lookup(ncid: c_int) -> Option<Delegated> {
 }
 
 type OpenFn = unsafe extern "C" fn(*const c_char, c_int, *mut c_int) -> c_int;
-
-/// The C signature of nc_open / nc_create (for `function`).
-const OPEN_LIKE: OpenFn = {
-    unsafe extern "C" fn like(_: *const c_char, _: c_int, _: *mut c_int) -> c_int {
-        0
-    }
-    like
-};
-
-/// The C signature of nc_close / nc_abort (for `function`).
-const CLOSE_LIKE: unsafe extern "C" fn(c_int) -> c_int = {
-    unsafe extern "C" fn like(_: c_int) -> c_int {
-        0
-    }
-    like
-};
+type CloseFn = unsafe extern "C" fn(c_int) -> c_int;
 
 /// nc_open / nc_create of a path that is not Zarr: by the system library when
 /// there is one (`None` when there is not). On success `*ncidp` is our id.
@@ -57,12 +43,18 @@ pub(crate) unsafe fn open_or_create(
     mode: c_int,
     ncidp: *mut c_int,
 ) -> Option<c_int> {
-    let name: &[u8] = if create { b"nc_create\0" } else { b"nc_open\0" };
-    // SAFETY: nc_open and nc_create are (const char*, int, int*) -> int.
-    let f = unsafe { function(OPEN_LIKE, name) }?;
+    let (name, like): (&[u8], OpenFn) = if create {
+        (b"nc_create\0", super::file::nc_create)
+    } else {
+        (b"nc_open\0", super::file::nc_open)
+    };
+    // SAFETY: netcdf.h declares nc_open and nc_create as
+    // int(const char*, int, int*) in every netcdf-c, the type of `like`.
+    let f = unsafe { function(like, name) }?;
     let mut ext: c_int = -1;
     let guard = serial();
-    // SAFETY: arguments passed on under the caller's contract; ext is ours.
+    // SAFETY: path is NUL-terminated (this function's contract) and ext is a
+    // local the call writes the system library's id to.
     let rc = unsafe { f(path, mode, &mut ext) };
     drop(guard);
     if rc != 0 {
@@ -70,16 +62,18 @@ pub(crate) unsafe fn open_or_create(
     }
     match handles::insert_foreign(ext) {
         Ok(id) => {
-            // SAFETY: writable by contract.
+            // SAFETY: ncidp is writable (this function's contract).
             unsafe { ncidp.write(id) };
             Some(0)
         }
         Err(e) => {
             // No slot for it: close it again there.
-            // SAFETY: nc_close is int(int) in every netcdf-c.
-            if let Some(close) = unsafe { function(CLOSE_LIKE, b"nc_close\0") } {
+            let like: CloseFn = super::file::nc_close;
+            // SAFETY: netcdf.h declares nc_close as int(int), the type of `like`.
+            if let Some(close) = unsafe { function(like, b"nc_close\0") } {
                 let _g = serial();
-                // SAFETY: a plain id.
+                // SAFETY: only an int crosses; ext is the id the system
+                // library just gave out.
                 unsafe { close(ext) };
             }
             Some(e.code())
@@ -92,11 +86,13 @@ pub(crate) unsafe fn open_or_create(
 pub(crate) fn close(ncid: c_int, abort: bool) -> Option<c_int> {
     let d = lookup(ncid)?;
     let name: &[u8] = if abort { b"nc_abort\0" } else { b"nc_close\0" };
-    // SAFETY: nc_close and nc_abort are int(int) in every netcdf-c.
-    let rc = match unsafe { function(CLOSE_LIKE, name) } {
+    let like: CloseFn = super::file::nc_close;
+    // SAFETY: netcdf.h declares nc_close and nc_abort as int(int), the type
+    // of `like`.
+    let rc = match unsafe { function(like, name) } {
         Some(f) => {
             let _g = serial();
-            // SAFETY: a plain id.
+            // SAFETY: only an int crosses: the system library's own id.
             unsafe { f(d.ext_ncid) }
         }
         None => crate::error::NcError::NotBuilt.code(),
@@ -108,7 +104,8 @@ pub(crate) fn close(ncid: c_int, abort: bool) -> Option<c_int> {
 /// Forward a call to the system libnetcdf when `ncid` names one of its datasets.
 /// Names the export itself and every argument, in order. The second form runs
 /// `$after(rc)` (with the caller's own `ncid` in scope) to translate group ids
-/// the system library wrote into out-parameters.
+/// the system library wrote into out-parameters. Used only inside
+/// `ffi_boundary!` (its `forward` clause), whose closure it returns from.
 macro_rules! forward {
     ($ncid:ident => $f:ident ( $($arg:expr),* $(,)? )) => {
         $crate::ffi::delegate::forward!($ncid => $f($($arg),*); after |rc: ::std::ffi::c_int| rc)
@@ -120,14 +117,17 @@ macro_rules! forward {
                 match $crate::ffi::delegate::symbol(concat!(stringify!($f), "\0").as_bytes()) {
                     None => $crate::error::NcError::NotBuilt.code(),
                     Some(__p) => {
-                        // SAFETY: the system library's symbol of the same name has
-                        // the same C prototype (both implement netcdf.h).
+                        // SAFETY: __p is the system library's symbol of the
+                        // export's own name, and both libraries implement it
+                        // with netcdf.h's prototype, the type of __ours.
                         let __theirs = unsafe { $crate::ffi::delegate::cast_like(__ours, __p) };
                         #[allow(unused_variables)]
                         let $ncid = __d.ext_ncid;
                         let __serial = $crate::ffi::delegate::serial();
-                        // SAFETY: the caller's arguments are passed on unchanged,
-                        // under the contract they were given to us with.
+                        // SAFETY: the caller's arguments reach a function with
+                        // the same prototype and the same documented pointer
+                        // rules as the export they were given to (only the ncid
+                        // is replaced, by the system library's own id).
                         unsafe { __theirs($($arg),*) }
                     }
                 }
@@ -148,7 +148,8 @@ pub(crate) use forward;
 pub(crate) unsafe fn map_out_ncids(ours: c_int, rc: c_int, p: *mut c_int, n: usize) -> c_int {
     if rc == 0 && !p.is_null() {
         for i in 0..n {
-            // SAFETY: valid for n elements by contract.
+            // SAFETY: i < n and p is valid for n reads and writes (this
+            // function's contract).
             unsafe {
                 let q = p.add(i);
                 q.write(handles::from_foreign(ours, q.read()));
@@ -169,7 +170,7 @@ pub(crate) unsafe fn adopt(rc: c_int, ext: c_int, ncidp: *mut c_int) -> c_int {
     }
     match handles::insert_foreign(ext) {
         Ok(id) => {
-            // SAFETY: NULL or writable by contract.
+            // SAFETY: ncidp is NULL or writable (this function's contract).
             unsafe { super::put(ncidp, id) };
             0
         }

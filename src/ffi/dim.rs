@@ -7,9 +7,8 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::delegate::forward;
 use super::group::find_group_path;
-use super::{cstr, put, put_name, status};
+use super::{check_name_out, cname, cstr, ffi_boundary, put, put_name};
 use crate::api::handles;
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
@@ -21,12 +20,11 @@ use crate::model::Dataset;
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
-    forward!(ncid => nc_def_dim(ncid, name, len, idp));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
+    ffi_boundary!(forward ncid => nc_def_dim(ncid, name, len, idp); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
         let id = handles::with(ncid, |ds, grp| ds.def_dim(grp, name, len))?;
-        // SAFETY: NULL or writable.
+        // SAFETY: idp is NULL or writable (this export's contract).
         unsafe { put(idp, id as c_int) };
         Ok(())
     })
@@ -47,14 +45,23 @@ fn find_dim_by_name(ds: &Dataset, grp: usize, name: &str) -> NcResult<usize> {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_dimid(ncid, name, idp));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(name) }?;
-        let id = handles::with(ncid, |ds, grp| find_dim_by_name(ds, grp, name))?;
-        // SAFETY: NULL or writable.
+    ffi_boundary!(forward ncid => nc_inq_dimid(ncid, name, idp); status {
+        let id = handles::with(ncid, |ds, grp| {
+            // SAFETY: name is NULL or NUL-terminated (this export's contract).
+            let name = unsafe { cname(name) }?;
+            find_dim_by_name(ds, grp, name)
+        })?;
+        // SAFETY: idp is NULL or writable (this export's contract).
         unsafe { put(idp, id as c_int) };
         Ok(())
+    })
+}
+
+/// A dimension's name and length.
+fn inq_dim(ncid: c_int, dimid: c_int) -> NcResult<(String, usize)> {
+    handles::with(ncid, |ds, _| {
+        let d = ds.check_dimid(dimid)?;
+        Ok((ds.dims[d].name.clone(), ds.dims[d].len))
     })
 }
 
@@ -63,18 +70,16 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_dim(ncid, dimid, name, lenp));
-    status(|| {
-        handles::with(ncid, |ds, _| {
-            let d = ds.check_dimid(dimid)?;
-            let dim = &ds.dims[d];
-            // SAFETY: NULL or writable (name buffer NC_MAX_NAME+1).
-            unsafe {
-                put_name(name, &dim.name);
-                put(lenp, dim.len);
-            }
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_dim(ncid, dimid, name, lenp); status {
+        let (n, len) = inq_dim(ncid, dimid)?;
+        check_name_out(name, &n)?;
+        // SAFETY: name is NULL or a buffer of NC_MAX_NAME+1 bytes, lenp NULL
+        // or writable (this export's contract).
+        unsafe {
+            put_name(name, &n)?;
+            put(lenp, len);
+        }
+        Ok(())
     })
 }
 
@@ -83,9 +88,12 @@ pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_dimname(ncid, dimid, name));
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_dim(ncid, dimid, name, std::ptr::null_mut()) }
+    ffi_boundary!(forward ncid => nc_inq_dimname(ncid, dimid, name); status {
+        let (n, _) = inq_dim(ncid, dimid)?;
+        // SAFETY: name is NULL or a buffer of NC_MAX_NAME+1 bytes (this
+        // export's contract).
+        unsafe { put_name(name, &n) }
+    })
 }
 
 /// # Safety
@@ -93,9 +101,12 @@ pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_dimlen(ncid, dimid, lenp));
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_dim(ncid, dimid, std::ptr::null_mut(), lenp) }
+    ffi_boundary!(forward ncid => nc_inq_dimlen(ncid, dimid, lenp); status {
+        let (_, len) = inq_dim(ncid, dimid)?;
+        // SAFETY: lenp is NULL or writable (this export's contract).
+        unsafe { put(lenp, len) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -103,9 +114,8 @@ pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usi
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
-    forward!(ncid => nc_rename_dim(ncid, dimid, name));
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
+    ffi_boundary!(forward ncid => nc_rename_dim(ncid, dimid, name); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
         handles::with(ncid, |ds, grp| ds.rename_dim(grp, dimid, name))
     })

@@ -5,16 +5,15 @@
 //! Pointer arguments are NULL or valid for the access netcdf-c documents:
 //! strings NUL-terminated, out-parameters writable, arrays long enough.
 
-use super::delegate::forward;
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_float, c_int};
 use std::sync::LazyLock;
 
 use super::delegate;
-use super::{cstr, put, slice_mut, status};
+use super::{code_of, cstr, ffi_boundary, put, put_cstring, slice_mut};
 use crate::api;
 use crate::api::handles;
-use crate::error::{NcError, strerror};
+use crate::error::{NcError, NcResult, strerror};
 use crate::model::CACHE_DEFAULTS;
 
 const NC_FORMAT_NETCDF4: c_int = 3;
@@ -34,17 +33,37 @@ unsafe fn delegate_open(create: bool, path: *const c_char, mode: c_int, ncidp: *
     if path.is_null() || ncidp.is_null() {
         return None;
     }
-    super::catch(Some(NcError::Internal.code()), || {
-        // SAFETY: non-NULL, NUL-terminated by contract.
-        let p = unsafe { cstr(path) }.ok()?;
-        if api::is_zarr(p, create) {
-            return None;
-        }
-        delegate::system()?;
-        apply_settings_to_system();
-        // SAFETY: path NUL-terminated, ncidp writable (checked non-NULL).
-        unsafe { delegate::open_or_create(create, path, mode, ncidp) }
-    })
+    // SAFETY: path is non-NULL and NUL-terminated (this function's contract).
+    let p = unsafe { cstr(path) }.ok()?;
+    if api::is_zarr(p, create) {
+        return None;
+    }
+    delegate::system()?;
+    apply_settings_to_system();
+    // SAFETY: path is NUL-terminated and ncidp non-NULL and writable (both
+    // checked or promised above).
+    unsafe { delegate::open_or_create(create, path, mode, ncidp) }
+}
+
+/// nc_create / nc_open by our engine.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `ncidp` is NULL or writable.
+unsafe fn open_ours(create: bool, path: *const c_char, mode: c_int, ncidp: *mut c_int) -> NcResult<()> {
+    // SAFETY: path is NULL or NUL-terminated (this function's contract).
+    let path = unsafe { cstr(path) }?;
+    if ncidp.is_null() {
+        // netcdf-c would crash here; a dataset nobody can close is worse.
+        return Err(NcError::Inval);
+    }
+    let id = if create {
+        api::create(path, mode)?
+    } else {
+        api::open(path, mode)?
+    };
+    // SAFETY: ncidp was checked non-NULL; it is writable by the contract.
+    unsafe { put(ncidp, id) };
+    Ok(())
 }
 
 /// # Safety
@@ -52,21 +71,15 @@ unsafe fn delegate_open(create: bool, path: *const c_char, mode: c_int, ncidp: *
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
-    // SAFETY: same contract.
-    if let Some(rc) = unsafe { delegate_open(true, path, cmode, ncidp) } {
-        return rc;
-    }
-    status(|| {
-        // SAFETY: path is NULL or NUL-terminated (contract above).
-        let path = unsafe { cstr(path) }?;
-        if ncidp.is_null() {
-            // netcdf-c would crash here; creating a dataset nobody can close is worse.
-            return Err(NcError::Inval);
+    ffi_boundary!(code {
+        // SAFETY: path is NULL or NUL-terminated and ncidp NULL or writable
+        // (this export's contract), as both helpers require.
+        unsafe {
+            if let Some(rc) = delegate_open(true, path, cmode, ncidp) {
+                return rc;
+            }
+            code_of(open_ours(true, path, cmode, ncidp))
         }
-        let id = api::create(path, cmode)?;
-        // SAFETY: ncidp checked non-NULL, writable by contract.
-        unsafe { put(ncidp, id) };
-        Ok(())
     })
 }
 
@@ -81,8 +94,10 @@ pub unsafe extern "C" fn nc__create(
     _chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    // SAFETY: same contract as nc_create.
-    unsafe { nc_create(path, cmode, ncidp) }
+    ffi_boundary!(code {
+        // SAFETY: path and ncidp carry nc_create's contract in this export too.
+        unsafe { nc_create(path, cmode, ncidp) }
+    })
 }
 
 /// # Safety
@@ -90,20 +105,15 @@ pub unsafe extern "C" fn nc__create(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
-    // SAFETY: same contract.
-    if let Some(rc) = unsafe { delegate_open(false, path, mode, ncidp) } {
-        return rc;
-    }
-    status(|| {
-        // SAFETY: path is NULL or NUL-terminated.
-        let path = unsafe { cstr(path) }?;
-        if ncidp.is_null() {
-            return Err(NcError::Inval);
+    ffi_boundary!(code {
+        // SAFETY: path is NULL or NUL-terminated and ncidp NULL or writable
+        // (this export's contract), as both helpers require.
+        unsafe {
+            if let Some(rc) = delegate_open(false, path, mode, ncidp) {
+                return rc;
+            }
+            code_of(open_ours(false, path, mode, ncidp))
         }
-        let id = api::open(path, mode)?;
-        // SAFETY: checked non-NULL.
-        unsafe { put(ncidp, id) };
-        Ok(())
     })
 }
 
@@ -117,42 +127,58 @@ pub unsafe extern "C" fn nc__open(
     _chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    // SAFETY: same contract as nc_open.
-    unsafe { nc_open(path, mode, ncidp) }
+    ffi_boundary!(code {
+        // SAFETY: path and ncidp carry nc_open's contract in this export too.
+        unsafe { nc_open(path, mode, ncidp) }
+    })
+}
+
+/// Check that `ncid` names a group of one of our datasets before the
+/// dataset is closed through it (a bad group index is NC_EBADID, as in
+/// netcdf-c, and must not close the dataset).
+fn check_ncid(ncid: c_int) -> NcResult<()> {
+    handles::with(ncid, |_, _| Ok(()))
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
-    if let Some(rc) = delegate::close(ncid, false) {
-        return rc;
-    }
-    status(|| api::close(ncid))
+    ffi_boundary!(code {
+        if let Some(rc) = delegate::close(ncid, false) {
+            return rc;
+        }
+        code_of(check_ncid(ncid).and_then(|()| api::close(ncid)))
+    })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
-    if let Some(rc) = delegate::close(ncid, true) {
-        return rc;
-    }
-    status(|| api::abort(ncid))
+    ffi_boundary!(code {
+        if let Some(rc) = delegate::close(ncid, true) {
+            return rc;
+        }
+        code_of(check_ncid(ncid).and_then(|()| api::abort(ncid)))
+    })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
-    forward!(ncid => nc_sync(ncid));
-    status(|| handles::with(ncid, |ds, _| api::sync(ds)))
+    ffi_boundary!(forward ncid => nc_sync(ncid); status {
+        handles::with(ncid, |ds, _| api::sync(ds))
+    })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
-    forward!(ncid => nc_redef(ncid));
-    status(|| handles::with(ncid, |ds, _| api::redef(ds)))
+    ffi_boundary!(forward ncid => nc_redef(ncid); status {
+        handles::with(ncid, |ds, _| api::redef(ds))
+    })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
-    forward!(ncid => nc_enddef(ncid));
-    status(|| handles::with(ncid, |ds, _| api::enddef(ds)))
+    ffi_boundary!(forward ncid => nc_enddef(ncid); status {
+        handles::with(ncid, |ds, _| api::enddef(ds))
+    })
 }
 
 #[unsafe(no_mangle)]
@@ -163,8 +189,29 @@ pub extern "C" fn nc__enddef(
     _v_minfree: usize,
     _r_align: usize,
 ) -> c_int {
-    forward!(ncid => nc__enddef(ncid, _h_minfree, _v_align, _v_minfree, _r_align));
-    nc_enddef(ncid)
+    ffi_boundary!(forward ncid => nc__enddef(ncid, _h_minfree, _v_align, _v_minfree, _r_align); status {
+        handles::with(ncid, |ds, _| api::enddef(ds))
+    })
+}
+
+/// The counts `nc_inq` answers: dims, vars, atts of a group and its first
+/// unlimited dimension (-1 for none).
+fn inq_counts(ncid: c_int) -> NcResult<[c_int; 4]> {
+    handles::with(ncid, |ds, grp| {
+        let g = &ds.groups[grp];
+        let unlim = g
+            .dims
+            .iter()
+            .copied()
+            .find(|&d| ds.dims[d].unlimited)
+            .map_or(-1, |d| d as c_int);
+        Ok([
+            g.dims.len() as c_int,
+            g.vars.len() as c_int,
+            g.atts.len() as c_int,
+            unlim,
+        ])
+    })
 }
 
 /// # Safety
@@ -178,25 +225,16 @@ pub unsafe extern "C" fn nc_inq(
     nattsp: *mut c_int,
     unlimdimidp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq(ncid, ndimsp, nvarsp, nattsp, unlimdimidp));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let g = &ds.groups[grp];
-            let unlim = g
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| ds.dims[d].unlimited)
-                .map_or(-1, |d| d as c_int);
-            // SAFETY: each pointer is NULL (ignored) or writable.
-            unsafe {
-                put(ndimsp, g.dims.len() as c_int);
-                put(nvarsp, g.vars.len() as c_int);
-                put(nattsp, g.atts.len() as c_int);
-                put(unlimdimidp, unlim);
-            }
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq(ncid, ndimsp, nvarsp, nattsp, unlimdimidp); status {
+        let [nd, nv, na, unlim] = inq_counts(ncid)?;
+        // SAFETY: each pointer is NULL (ignored) or writable (this export's contract).
+        unsafe {
+            put(ndimsp, nd);
+            put(nvarsp, nv);
+            put(nattsp, na);
+            put(unlimdimidp, unlim);
+        }
+        Ok(())
     })
 }
 
@@ -205,17 +243,12 @@ pub unsafe extern "C" fn nc_inq(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_ndims(ncid, ndimsp));
-    // SAFETY: forwarded contract.
-    unsafe {
-        nc_inq(
-            ncid,
-            ndimsp,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    }
+    ffi_boundary!(forward ncid => nc_inq_ndims(ncid, ndimsp); status {
+        let [n, ..] = inq_counts(ncid)?;
+        // SAFETY: ndimsp is NULL or writable (this export's contract).
+        unsafe { put(ndimsp, n) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -223,17 +256,12 @@ pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_nvars(ncid, nvarsp));
-    // SAFETY: forwarded contract.
-    unsafe {
-        nc_inq(
-            ncid,
-            std::ptr::null_mut(),
-            nvarsp,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    }
+    ffi_boundary!(forward ncid => nc_inq_nvars(ncid, nvarsp); status {
+        let [_, n, ..] = inq_counts(ncid)?;
+        // SAFETY: nvarsp is NULL or writable (this export's contract).
+        unsafe { put(nvarsp, n) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -241,17 +269,12 @@ pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_natts(ncid, nattsp));
-    // SAFETY: forwarded contract.
-    unsafe {
-        nc_inq(
-            ncid,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            nattsp,
-            std::ptr::null_mut(),
-        )
-    }
+    ffi_boundary!(forward ncid => nc_inq_natts(ncid, nattsp); status {
+        let [_, _, n, _] = inq_counts(ncid)?;
+        // SAFETY: nattsp is NULL or writable (this export's contract).
+        unsafe { put(nattsp, n) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -259,23 +282,21 @@ pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_unlimdim(ncid, unlimdimidp));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
+    ffi_boundary!(forward ncid => nc_inq_unlimdim(ncid, unlimdimidp); status {
+        let found = handles::with(ncid, |ds, grp| {
             // The first unlimited dimension of this group or, failing that, its ancestors.
             let mut g = Some(grp);
-            let mut found = -1;
             while let Some(x) = g {
                 if let Some(&d) = ds.groups[x].dims.iter().find(|&&d| ds.dims[d].unlimited) {
-                    found = d as c_int;
-                    break;
+                    return Ok(d as c_int);
                 }
                 g = ds.groups[x].parent;
             }
-            // SAFETY: NULL or writable.
-            unsafe { put(unlimdimidp, found) };
-            Ok(())
-        })
+            Ok(-1)
+        })?;
+        // SAFETY: unlimdimidp is NULL or writable (this export's contract).
+        unsafe { put(unlimdimidp, found) };
+        Ok(())
     })
 }
 
@@ -284,25 +305,25 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_unlimdims(ncid, nunlimdimsp, unlimdimidsp));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = ds.groups[grp]
+    ffi_boundary!(forward ncid => nc_inq_unlimdims(ncid, nunlimdimsp, unlimdimidsp); status {
+        let ids: Vec<c_int> = handles::with(ncid, |ds, grp| {
+            Ok(ds.groups[grp]
                 .dims
                 .iter()
                 .copied()
                 .filter(|&d| ds.dims[d].unlimited)
                 .map(|d| d as c_int)
-                .collect();
-            // SAFETY: NULL or writable for as many ids as the group has unlimited dims.
-            unsafe {
-                put(nunlimdimsp, ids.len() as c_int);
-                if !unlimdimidsp.is_null() {
-                    slice_mut(unlimdimidsp, ids.len())?.copy_from_slice(&ids);
-                }
+                .collect())
+        })?;
+        // SAFETY: nunlimdimsp is NULL or writable; unlimdimidsp NULL or with
+        // room for every unlimited dimension of the group (this export's contract).
+        unsafe {
+            if !unlimdimidsp.is_null() {
+                slice_mut(unlimdimidsp, ids.len())?.copy_from_slice(&ids);
             }
-            Ok(())
-        })
+            put(nunlimdimsp, ids.len() as c_int);
+        }
+        Ok(())
     })
 }
 
@@ -311,10 +332,9 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_format(ncid, formatp));
-    status(|| {
-        handles::get(ncid)?;
-        // SAFETY: NULL or writable.
+    ffi_boundary!(forward ncid => nc_inq_format(ncid, formatp); status {
+        check_ncid(ncid)?;
+        // SAFETY: formatp is NULL or writable (this export's contract).
         unsafe { put(formatp, NC_FORMAT_NETCDF4) };
         Ok(())
     })
@@ -325,13 +345,33 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_format_extended(ncid, formatp, modep));
-    status(|| {
-        handles::get(ncid)?;
-        // SAFETY: NULL or writable.
+    ffi_boundary!(forward ncid => nc_inq_format_extended(ncid, formatp, modep); status {
+        check_ncid(ncid)?;
+        // SAFETY: formatp and modep are NULL or writable (this export's contract).
         unsafe {
             put(formatp, NC_FORMATX_NCZARR);
             put(modep, NC_NETCDF4);
+        }
+        Ok(())
+    })
+}
+
+/// The path as given to `nc_open`/`nc_create`: its length in `*pathlen`, the
+/// text in `path`, which must have room for `*pathlen + 1` bytes (a caller
+/// asks for the length first; netcdf-c has the same contract).
+///
+/// # Safety
+/// Pointer arguments must satisfy this module's contract (see the module documentation):
+/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
+    ffi_boundary!(forward ncid => nc_inq_path(ncid, pathlen, path); status {
+        let p = handles::with(ncid, |ds, _| Ok(ds.path.clone()))?;
+        // SAFETY: pathlen is NULL or writable; path is NULL or has room for
+        // the path and its terminator (this export's contract).
+        unsafe {
+            put(pathlen, p.len());
+            put_cstring(path, p.as_bytes());
         }
         Ok(())
     })
@@ -341,32 +381,9 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_path(ncid, pathlen, path));
-    status(|| {
-        handles::with(ncid, |ds, _| {
-            // SAFETY: NULL or writable; path has room for the path and a NUL.
-            unsafe {
-                put(pathlen, ds.path.len());
-                if !path.is_null() {
-                    let b = ds.path.as_bytes();
-                    std::ptr::copy_nonoverlapping(b.as_ptr(), path.cast::<u8>(), b.len());
-                    path.add(b.len()).write(0);
-                }
-            }
-            Ok(())
-        })
-    })
-}
-
-/// # Safety
-/// Pointer arguments must satisfy this module's contract (see the module documentation):
-/// each is NULL where netcdf-c allows it, or valid for the access the function makes.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
-    forward!(ncid => nc_set_fill(ncid, fillmode, old_modep));
-    status(|| {
-        handles::with(ncid, |ds, _| {
+    ffi_boundary!(forward ncid => nc_set_fill(ncid, fillmode, old_modep); status {
+        let old = handles::with(ncid, |ds, _| {
             if !ds.writable {
                 return Err(NcError::Perm);
             }
@@ -375,16 +392,17 @@ pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *m
             }
             let old = if ds.fill_mode { NC_FILL } else { NC_NOFILL };
             ds.fill_mode = fillmode == NC_FILL;
-            // SAFETY: NULL or writable.
-            unsafe { put(old_modep, old) };
-            Ok(())
-        })
+            Ok(old)
+        })?;
+        // SAFETY: old_modep is NULL or writable (this export's contract).
+        unsafe { put(old_modep, old) };
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_libvers() -> *const c_char {
-    api::libvers().as_ptr().cast()
+    ffi_boundary!(on_panic(c"".as_ptr()) { api::libvers().as_ptr().cast() })
 }
 
 static MESSAGES: LazyLock<HashMap<i32, CString>> = LazyLock::new(|| {
@@ -395,9 +413,11 @@ static MESSAGES: LazyLock<HashMap<i32, CString>> = LazyLock::new(|| {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
-    super::catch(c"Unknown Error".as_ptr(), || {
+    ffi_boundary!(on_panic(c"Unknown Error".as_ptr()) {
         if ncerr > 0 {
-            // SAFETY: libc strerror returns a valid static or thread-local string.
+            // SAFETY: libc's strerror takes any int and returns a valid
+            // NUL-terminated string (static or thread-local), as netcdf-c
+            // returns it for system errors.
             return unsafe { libc::strerror(ncerr) }.cast_const();
         }
         MESSAGES.get(&ncerr).map_or(c"Unknown Error".as_ptr(), |s| s.as_ptr())
@@ -406,21 +426,21 @@ pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_initialize() -> c_int {
-    0
+    ffi_boundary!(status { Ok(()) })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_finalize() -> c_int {
     // netcdf-c: finalise the plugin codecs and forget the plugin path.
-    super::catch(NcError::Internal.code(), || {
+    ffi_boundary!(status {
         crate::codec::plugin::finalize();
-        0
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: c_float) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if !(0.0..=1.0).contains(&preemption) {
             return Err(NcError::Inval);
         }
@@ -440,9 +460,9 @@ pub unsafe extern "C" fn nc_get_chunk_cache(
     nelemsp: *mut usize,
     preemptionp: *mut c_float,
 ) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         let (s, n, p) = crate::model::cache_defaults();
-        // SAFETY: NULL or writable.
+        // SAFETY: each pointer is NULL or writable (this export's contract).
         unsafe {
             put(sizep, s);
             put(nelemsp, n);
@@ -460,8 +480,7 @@ pub extern "C" fn nc_set_var_chunk_cache(
     nelems: usize,
     preemption: c_float,
 ) -> c_int {
-    forward!(ncid => nc_set_var_chunk_cache(ncid, varid, size, nelems, preemption));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_set_var_chunk_cache(ncid, varid, size, nelems, preemption); status {
         if !(0.0..=1.0).contains(&preemption) {
             return Err(NcError::Inval);
         }
@@ -482,18 +501,18 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
     nelemsp: *mut usize,
     preemptionp: *mut c_float,
 ) -> c_int {
-    forward!(ncid => nc_get_var_chunk_cache(ncid, varid, sizep, nelemsp, preemptionp));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let v = ds.var(grp, varid)?;
-            // SAFETY: NULL or writable.
-            unsafe {
-                put(sizep, v.cache.size);
-                put(nelemsp, v.cache.nelems);
-                put(preemptionp, v.cache.preemption);
-            }
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_get_var_chunk_cache(ncid, varid, sizep, nelemsp, preemptionp); status {
+        let (size, nelems, preemption) = handles::with(ncid, |ds, grp| {
+            let c = &ds.var(grp, varid)?.cache;
+            Ok((c.size, c.nelems, c.preemption))
+        })?;
+        // SAFETY: each pointer is NULL or writable (this export's contract).
+        unsafe {
+            put(sizep, size);
+            put(nelemsp, nelems);
+            put(preemptionp, preemption);
+        }
+        Ok(())
     })
 }
 
@@ -509,20 +528,23 @@ fn apply_settings_to_system() {
     type SetCache = unsafe extern "C" fn(usize, usize, c_float) -> c_int;
     if FORMAT_SET.load(Relaxed) {
         let like: SetFormat = nc_set_default_format;
-        // SAFETY: nc_set_default_format has this prototype in every netcdf-c.
+        // SAFETY: netcdf.h declares nc_set_default_format as
+        // int(int, int*) in every netcdf-c, the type of `like`.
         if let Some(f) = unsafe { delegate::global(like, b"nc_set_default_format\0") } {
             let _g = delegate::serial();
-            // SAFETY: NULL old-format pointer is allowed.
+            // SAFETY: a plain int and a NULL old-format pointer, which
+            // netcdf-c ignores.
             unsafe { f(DEFAULT_FORMAT.load(Relaxed), std::ptr::null_mut()) };
         }
     }
     if CACHE_SET.load(Relaxed) {
         let like: SetCache = nc_set_chunk_cache;
         let (size, nelems, pre) = crate::model::cache_defaults();
-        // SAFETY: nc_set_chunk_cache has this prototype in every netcdf-c.
+        // SAFETY: netcdf.h declares nc_set_chunk_cache as
+        // int(size_t, size_t, float) in every netcdf-c, the type of `like`.
         if let Some(f) = unsafe { delegate::global(like, b"nc_set_chunk_cache\0") } {
             let _g = delegate::serial();
-            // SAFETY: plain values.
+            // SAFETY: only plain values cross.
             unsafe { f(size, nelems, pre) };
         }
     }
@@ -533,14 +555,14 @@ fn apply_settings_to_system() {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut c_int) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if !(1..=5).contains(&format) {
             return Err(NcError::Inval);
         }
         let old = DEFAULT_FORMAT.swap(format, std::sync::atomic::Ordering::Relaxed);
         FORMAT_SET.store(true, std::sync::atomic::Ordering::Relaxed);
         apply_settings_to_system();
-        // SAFETY: NULL or writable.
+        // SAFETY: old_formatp is NULL or writable (this export's contract).
         unsafe { put(old_formatp, old) };
         Ok(())
     })

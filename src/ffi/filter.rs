@@ -9,8 +9,7 @@
 
 use std::ffi::{c_int, c_uint};
 
-use super::delegate::forward;
-use super::{put, slice, slice_mut, status};
+use super::{ffi_boundary, put, slice, slice_mut};
 use crate::api::filter;
 use crate::error::{NcError, NcResult};
 
@@ -20,7 +19,7 @@ use crate::error::{NcError, NcResult};
 /// `p` is NULL or valid for `v.len()` writes.
 unsafe fn put_all(p: *mut c_uint, v: &[u32]) -> NcResult<()> {
     if !p.is_null() {
-        // SAFETY: the caller provides room for every value (module contract).
+        // SAFETY: p is non-NULL and has room for every value (this function's contract).
         unsafe { slice_mut(p, v.len()) }?.copy_from_slice(v);
     }
     Ok(())
@@ -37,10 +36,9 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    forward!(ncid => nc_def_var_filter(ncid, varid, id, nparams, params));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_def_var_filter(ncid, varid, id, nparams, params); status {
         // netcdf-c crashes on NULL parameters with nparams > 0: NC_EINVAL here.
-        // SAFETY: NULL or valid for nparams reads.
+        // SAFETY: params is NULL or holds nparams values (this export's contract).
         let p = unsafe { slice(params, nparams) }?;
         filter::def_filter(ncid, varid, id, p)
     })
@@ -56,10 +54,9 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     filterids: *mut c_uint,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_filter_ids(ncid, varid, nfilters, filterids));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_filter_ids(ncid, varid, nfilters, filterids); status {
         let ids = filter::inq_ids(ncid, varid)?;
-        // SAFETY: NULL or writable (module contract).
+        // SAFETY: each out-pointer is NULL or writable, arrays with room for every value (this export's contract).
         unsafe {
             put_all(filterids, &ids)?;
             put(nfilters, ids.len());
@@ -79,10 +76,9 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_filter_info(ncid, varid, id, nparams, params));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_filter_info(ncid, varid, id, nparams, params); status {
         let p = filter::inq_info(ncid, varid, id)?;
-        // SAFETY: NULL or writable (module contract).
+        // SAFETY: each out-pointer is NULL or writable, arrays with room for every value (this export's contract).
         unsafe {
             put_all(params, &p)?;
             put(nparams, p.len());
@@ -102,20 +98,19 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_filter(ncid, varid, idp, nparams, params));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_filter(ncid, varid, idp, nparams, params); status {
         let ids = filter::inq_ids(ncid, varid)?;
         let Some(&first) = ids.first() else {
             // No filter: id 0 and NC_NOERR, as netcdf-c.
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe { put(idp, 0) };
             return Ok(());
         };
         // netcdf-c stores the first id even when its parameters are unknown.
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe { put(idp, first) };
         let p = filter::inq_info(ncid, varid, first)?;
-        // SAFETY: NULL or writable (module contract).
+        // SAFETY: each out-pointer is NULL or writable, arrays with room for every value (this export's contract).
         unsafe {
             put_all(params, &p)?;
             put(nparams, p.len());
@@ -126,14 +121,16 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    forward!(ncid => nc_inq_filter_avail(ncid, id));
-    status(|| filter::avail(ncid, id))
+    ffi_boundary!(forward ncid => nc_inq_filter_avail(ncid, id); status {
+        filter::avail(ncid, id)
+    })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, level: c_int) -> c_int {
-    forward!(ncid => nc_def_var_deflate(ncid, varid, shuffle, deflate, level));
-    status(|| filter::def_deflate(ncid, varid, shuffle != 0, deflate != 0, level))
+    ffi_boundary!(forward ncid => nc_def_var_deflate(ncid, varid, shuffle, deflate, level); status {
+        filter::def_deflate(ncid, varid, shuffle != 0, deflate != 0, level)
+    })
 }
 
 /// # Safety
@@ -147,10 +144,9 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     deflatep: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_deflate(ncid, varid, shufflep, deflatep, levelp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_deflate(ncid, varid, shufflep, deflatep, levelp); status {
         let (s, d, l) = filter::inq_deflate(ncid, varid)?;
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(shufflep, c_int::from(s));
             put(deflatep, c_int::from(d));
@@ -162,8 +158,9 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
-    forward!(ncid => nc_def_var_fletcher32(ncid, varid, fletcher32));
-    status(|| filter::def_fletcher32(ncid, varid, fletcher32 != 0))
+    ffi_boundary!(forward ncid => nc_def_var_fletcher32(ncid, varid, fletcher32); status {
+        filter::def_fletcher32(ncid, varid, fletcher32 != 0)
+    })
 }
 
 /// # Safety
@@ -171,10 +168,9 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_var_fletcher32(ncid, varid, fletcher32p));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_fletcher32(ncid, varid, fletcher32p); status {
         let on = filter::inq_ids(ncid, varid)?.contains(&filter::FLETCHER32);
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe { put(fletcher32p, c_int::from(on)) };
         Ok(())
     })
@@ -182,8 +178,7 @@ pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletch
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int, pixels_per_block: c_int) -> c_int {
-    forward!(ncid => nc_def_var_szip(ncid, varid, options_mask, pixels_per_block));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_def_var_szip(ncid, varid, options_mask, pixels_per_block); status {
         filter::def_filter(
             ncid,
             varid,
@@ -203,10 +198,9 @@ pub unsafe extern "C" fn nc_inq_var_szip(
     options_maskp: *mut c_int,
     pixels_per_blockp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_szip(ncid, varid, options_maskp, pixels_per_blockp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_szip(ncid, varid, options_maskp, pixels_per_blockp); status {
         let p = filter::inq_info_opt(ncid, varid, filter::SZIP)?.unwrap_or_default();
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(options_maskp, p.first().map_or(0, |&v| v as c_int));
             put(pixels_per_blockp, p.get(1).map_or(0, |&v| v as c_int));
@@ -217,8 +211,9 @@ pub unsafe extern "C" fn nc_inq_var_szip(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    forward!(ncid => nc_def_var_zstandard(ncid, varid, level));
-    status(|| filter::def_zstandard(ncid, varid, level))
+    ffi_boundary!(forward ncid => nc_def_var_zstandard(ncid, varid, level); status {
+        filter::def_zstandard(ncid, varid, level)
+    })
 }
 
 /// A one-parameter standard filter's answer: (has it, its level).
@@ -240,10 +235,9 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_zstandard(ncid, varid, hasfilterp, levelp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_zstandard(ncid, varid, hasfilterp, levelp); status {
         let (has, level) = level_of(ncid, varid, filter::ZSTD)?;
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(hasfilterp, c_int::from(has));
             put(levelp, level);
@@ -254,8 +248,9 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    forward!(ncid => nc_def_var_bzip2(ncid, varid, level));
-    status(|| filter::def_bzip2(ncid, varid, level))
+    ffi_boundary!(forward ncid => nc_def_var_bzip2(ncid, varid, level); status {
+        filter::def_bzip2(ncid, varid, level)
+    })
 }
 
 /// # Safety
@@ -268,10 +263,9 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_bzip2(ncid, varid, hasfilterp, levelp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_bzip2(ncid, varid, hasfilterp, levelp); status {
         let (has, level) = level_of(ncid, varid, filter::BZIP2)?;
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(hasfilterp, c_int::from(has));
             put(levelp, level);
@@ -289,8 +283,9 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
-    forward!(ncid => nc_def_var_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle));
-    status(|| filter::def_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle))
+    ffi_boundary!(forward ncid => nc_def_var_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle); status {
+        filter::def_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle)
+    })
 }
 
 /// # Safety
@@ -306,15 +301,14 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     blocksizep: *mut c_uint,
     addshufflep: *mut c_uint,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_blosc(ncid, varid, hasfilterp, subcompressorp, levelp, blocksizep, addshufflep));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_blosc(ncid, varid, hasfilterp, subcompressorp, levelp, blocksizep, addshufflep); status {
         let p = filter::inq_standard(ncid, varid, filter::BLOSC)?;
         let (has, p) = match p {
             None => (false, vec![0; 7]),
             Some(p) if p.len() == 7 => (true, p),
             Some(_) => return Err(NcError::Filter),
         };
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(hasfilterp, c_int::from(has));
             put(blocksizep, p[3]);
@@ -328,8 +322,9 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
-    forward!(ncid => nc_def_var_quantize(ncid, varid, quantize_mode, nsd));
-    status(|| crate::api::quantize::def(ncid, varid, quantize_mode, nsd))
+    ffi_boundary!(forward ncid => nc_def_var_quantize(ncid, varid, quantize_mode, nsd); status {
+        crate::api::quantize::def(ncid, varid, quantize_mode, nsd)
+    })
 }
 
 /// # Safety
@@ -342,10 +337,9 @@ pub unsafe extern "C" fn nc_inq_var_quantize(
     quantize_modep: *mut c_int,
     nsdp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_quantize(ncid, varid, quantize_modep, nsdp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_var_quantize(ncid, varid, quantize_modep, nsdp); status {
         let (m, n) = crate::api::quantize::inq(ncid, varid)?;
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(quantize_modep, m);
             put(nsdp, n);

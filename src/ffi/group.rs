@@ -8,11 +8,12 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::delegate::forward;
-use super::{cstr, put, put_ids, put_name, status};
+use super::delegate::{self, Delegated};
+use super::{cbytes, cname, code_of, cstr, ffi_boundary, put, put_cstring, put_ids, put_name};
 use crate::api::handles;
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
+use crate::model::types::NC_MAX_NAME;
 
 // ----- groups -----
 
@@ -33,15 +34,14 @@ pub(super) fn find_group_path(ds: &Dataset, grp: usize, path: &str) -> NcResult<
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
-    // SAFETY (after): new_ncid is NULL or writable.
-    forward!(parent_ncid => nc_def_grp(parent_ncid, name, new_ncid); after |rc| unsafe {
-        super::delegate::map_out_ncids(parent_ncid, rc, new_ncid, 1)
-    });
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
+    ffi_boundary!(forward parent_ncid => nc_def_grp(parent_ncid, name, new_ncid) then |rc| {
+        // SAFETY: new_ncid is NULL or writable (this export's contract).
+        unsafe { delegate::map_out_ncids(parent_ncid, rc, new_ncid, 1) }
+    }; status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
         let g = handles::with(parent_ncid, |ds, grp| ds.def_grp(grp, name))?;
-        // SAFETY: NULL or writable.
+        // SAFETY: new_ncid is NULL or writable (this export's contract).
         unsafe { put(new_ncid, handles::group_ncid(parent_ncid, g)) };
         Ok(())
     })
@@ -52,11 +52,47 @@ pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
+    ffi_boundary!(forward grpid => nc_rename_grp(grpid, name); status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
         let name = unsafe { cstr(name) }?;
         handles::with(grpid, |ds, grp| ds.rename_grp(grp, name))
     })
+}
+
+/// `nc_inq_grps` of a delegated dataset. The ids written must be translated,
+/// so the count is needed even when the caller does not ask for it
+/// (netCDF4-python passes NULL).
+///
+/// # Safety
+/// As `nc_inq_grps`.
+unsafe fn delegated_inq_grps(ours: c_int, d: Delegated, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    type InqGrps = unsafe extern "C" fn(c_int, *mut c_int, *mut c_int) -> c_int;
+    let like: InqGrps = nc_inq_grps;
+    // SAFETY: netcdf.h declares nc_inq_grps as int(int, int*, int*) in every
+    // netcdf-c, the type of `like`.
+    let Some(f) = (unsafe { delegate::function(like, b"nc_inq_grps\0") }) else {
+        return NcError::NotBuilt.code();
+    };
+    let mut n: c_int = 0;
+    let _serial = delegate::serial();
+    // SAFETY: n is a local; a NULL id array is allowed (netcdf-c ignores it).
+    let rc = unsafe { f(d.ext_ncid, &mut n, std::ptr::null_mut()) };
+    if rc != 0 {
+        return rc;
+    }
+    if !ncids.is_null() {
+        // SAFETY: ncids has room for every child group (this export's
+        // contract): the n the system library just counted.
+        let rc = unsafe { f(d.ext_ncid, &mut n, ncids) };
+        // SAFETY: the system library wrote n ids to ncids.
+        let rc = unsafe { delegate::map_out_ncids(ours, rc, ncids, usize::try_from(n).unwrap_or(0)) };
+        if rc != 0 {
+            return rc;
+        }
+    }
+    // SAFETY: numgrps is NULL or writable (this export's contract).
+    unsafe { put(numgrps, n) };
+    0
 }
 
 /// # Safety
@@ -64,40 +100,27 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
-    if super::delegate::lookup(ncid).is_some() {
-        // The ids written must be translated, so the count is needed even
-        // when the caller does not ask for it (netCDF4-python passes NULL).
-        let inner = |numgrps: *mut c_int, ncids: *mut c_int| -> c_int {
-            forward!(ncid => nc_inq_grps(ncid, numgrps, ncids));
-            NcError::BadId.code()
-        };
-        let mut n: c_int = 0;
-        let count = if numgrps.is_null() {
-            &mut n as *mut c_int
-        } else {
-            numgrps
-        };
-        let rc = inner(count, std::ptr::null_mut());
-        if rc != 0 || ncids.is_null() {
-            return rc;
+    ffi_boundary!(code {
+        if let Some(d) = delegate::lookup(ncid) {
+            // SAFETY: the caller's pointers, under this export's contract.
+            return unsafe { delegated_inq_grps(ncid, d, numgrps, ncids) };
         }
-        let rc = inner(count, ncids);
-        // SAFETY: ncids has room for *count ids (the caller's contract).
-        return unsafe { super::delegate::map_out_ncids(ncid, rc, ncids, count.read().max(0) as usize) };
-    }
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = ds.groups[grp]
+        let ids = handles::with(ncid, |ds, grp| {
+            Ok(ds.groups[grp]
                 .children
                 .iter()
                 .map(|&c| handles::group_ncid(ncid, c))
-                .collect();
-            // SAFETY: NULL or writable; ncids has room for every child.
+                .collect::<Vec<c_int>>())
+        });
+        code_of(ids.and_then(|ids| {
+            // SAFETY: numgrps is NULL or writable; ncids NULL or with room for
+            // every child group (this export's contract).
             unsafe {
+                put_ids(ncids, &ids)?;
                 put(numgrps, ids.len() as c_int);
-                put_ids(ncids, &ids)
             }
-        })
+            Ok(())
+        }))
     })
 }
 
@@ -106,32 +129,33 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_grpname(ncid, name));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            // SAFETY: NULL or a buffer of NC_MAX_NAME+1 bytes.
-            unsafe { put_name(name, &ds.groups[grp].name) };
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_grpname(ncid, name); status {
+        let n = handles::with(ncid, |ds, grp| Ok(ds.groups[grp].name.clone()))?;
+        // SAFETY: name is NULL or a buffer of NC_MAX_NAME+1 bytes (this
+        // export's contract).
+        unsafe { put_name(name, &n) }
     })
 }
 
+/// The full name of a group (`/` for the root, `/a/b` below): its length in
+/// `*lenp`, the text in `full_name`, which must have room for `*lenp + 1`
+/// bytes: it can be longer than NC_MAX_NAME, and a caller asks for the
+/// length first (`nc_inq_grpname_len`), as with netcdf-c.
+///
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation):
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_grpname_full(ncid, lenp, full_name));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let full = ds.group_full_name(grp);
-            // SAFETY: NULL or writable; full_name has room for the name and NUL.
-            unsafe {
-                put(lenp, full.len());
-                put_name(full_name, &full);
-            }
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_grpname_full(ncid, lenp, full_name); status {
+        let full = handles::with(ncid, |ds, grp| Ok(ds.group_full_name(grp)))?;
+        // SAFETY: lenp is NULL or writable; full_name NULL or with room for
+        // the full name and its terminator (this export's contract).
+        unsafe {
+            put(lenp, full.len());
+            put_cstring(full_name, full.as_bytes());
+        }
+        Ok(())
     })
 }
 
@@ -140,9 +164,12 @@ pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_grpname_len(ncid, lenp));
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
+    ffi_boundary!(forward ncid => nc_inq_grpname_len(ncid, lenp); status {
+        let full = handles::with(ncid, |ds, grp| Ok(ds.group_full_name(grp)))?;
+        // SAFETY: lenp is NULL or writable (this export's contract).
+        unsafe { put(lenp, full.len()) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -150,15 +177,36 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
-    // SAFETY (after): parent_ncid is NULL or writable.
-    forward!(ncid => nc_inq_grp_parent(ncid, parent_ncid); after |rc| unsafe { super::delegate::map_out_ncids(ncid, rc, parent_ncid, 1) });
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let p = ds.groups[grp].parent.ok_or(NcError::NoGrp)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(parent_ncid, handles::group_ncid(ncid, p)) };
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_grp_parent(ncid, parent_ncid) then |rc| {
+        // SAFETY: parent_ncid is NULL or writable (this export's contract).
+        unsafe { delegate::map_out_ncids(ncid, rc, parent_ncid, 1) }
+    }; status {
+        let p = handles::with(ncid, |ds, grp| ds.groups[grp].parent.ok_or(NcError::NoGrp))?;
+        // SAFETY: parent_ncid is NULL or writable (this export's contract).
+        unsafe { put(parent_ncid, handles::group_ncid(ncid, p)) };
+        Ok(())
+    })
+}
+
+/// The ncid of the child group `grp_name` of `ncid` (NULL: the root group,
+/// ncdump relies on it, as netcdf-c answers).
+///
+/// # Safety
+/// `grp_name` is NULL or NUL-terminated.
+unsafe fn child_ncid(ncid: c_int, grp_name: *const c_char) -> NcResult<c_int> {
+    handles::with(ncid, |ds, grp| {
+        if grp_name.is_null() {
+            return Ok(handles::group_ncid(ncid, 0));
+        }
+        // SAFETY: grp_name is non-NULL and NUL-terminated (this function's contract).
+        let name = unsafe { cname(grp_name) }?;
+        let c = ds.groups[grp]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| ds.groups[c].name == name)
+            .ok_or(NcError::NoGrp)?;
+        Ok(handles::group_ncid(ncid, c))
     })
 }
 
@@ -167,31 +215,15 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
-    // SAFETY (after): grp_ncid is NULL or writable.
-    forward!(ncid => nc_inq_grp_ncid(ncid, grp_name, grp_ncid); after |rc| unsafe {
-        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
-    });
-    status(|| {
-        if grp_name.is_null() {
-            // netcdf-c: no name asks for the root group (ncdump relies on it).
-            handles::get(ncid)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(grp_ncid, handles::group_ncid(ncid, 0)) };
-            return Ok(());
-        }
-        // SAFETY: NUL-terminated.
-        let name = unsafe { cstr(grp_name) }?;
-        handles::with(ncid, |ds, grp| {
-            let c = ds.groups[grp]
-                .children
-                .iter()
-                .copied()
-                .find(|&c| ds.groups[c].name == name)
-                .ok_or(NcError::NoGrp)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(grp_ncid, handles::group_ncid(ncid, c)) };
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_grp_ncid(ncid, grp_name, grp_ncid) then |rc| {
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { delegate::map_out_ncids(ncid, rc, grp_ncid, 1) }
+    }; status {
+        // SAFETY: grp_name is NULL or NUL-terminated (this export's contract).
+        let id = unsafe { child_ncid(ncid, grp_name) }?;
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { put(grp_ncid, id) };
+        Ok(())
     })
 }
 
@@ -200,12 +232,16 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
-    // SAFETY (after): grp_ncid is NULL or writable.
-    forward!(ncid => nc_inq_ncid(ncid, name, grp_ncid); after |rc| unsafe {
-        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
-    });
-    // SAFETY: forwarded contract.
-    unsafe { nc_inq_grp_ncid(ncid, name, grp_ncid) }
+    ffi_boundary!(forward ncid => nc_inq_ncid(ncid, name, grp_ncid) then |rc| {
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { delegate::map_out_ncids(ncid, rc, grp_ncid, 1) }
+    }; status {
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
+        let id = unsafe { child_ncid(ncid, name) }?;
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { put(grp_ncid, id) };
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -213,19 +249,23 @@ pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid:
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
-    // SAFETY (after): grp_ncid is NULL or writable.
-    forward!(ncid => nc_inq_grp_full_ncid(ncid, full_name, grp_ncid); after |rc| unsafe {
-        super::delegate::map_out_ncids(ncid, rc, grp_ncid, 1)
-    });
-    status(|| {
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(full_name) }?;
-        handles::with(ncid, |ds, grp| {
-            let g = find_group_path(ds, grp, name)?;
-            // SAFETY: NULL or writable.
-            unsafe { put(grp_ncid, handles::group_ncid(ncid, g)) };
-            Ok(())
-        })
+    ffi_boundary!(forward ncid => nc_inq_grp_full_ncid(ncid, full_name, grp_ncid) then |rc| {
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { delegate::map_out_ncids(ncid, rc, grp_ncid, 1) }
+    }; status {
+        let g = handles::with(ncid, |ds, grp| {
+            // SAFETY: full_name is NULL or NUL-terminated (this export's contract).
+            let bytes = unsafe { cbytes(full_name) }?;
+            // netcdf-c checks each group name of the path against NC_MAX_NAME.
+            if bytes.split(|&b| b == b'/').any(|seg| seg.len() > NC_MAX_NAME) {
+                return Err(NcError::MaxName);
+            }
+            let name = std::str::from_utf8(bytes).map_err(|_| NcError::BadName)?;
+            Ok(handles::group_ncid(ncid, find_group_path(ds, grp, name)?))
+        })?;
+        // SAFETY: grp_ncid is NULL or writable (this export's contract).
+        unsafe { put(grp_ncid, g) };
+        Ok(())
     })
 }
 
@@ -234,16 +274,16 @@ pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_c
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_varids(ncid, nvars, varids));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = (0..ds.groups[grp].vars.len() as c_int).collect();
-            // SAFETY: NULL or writable with room for every id.
-            unsafe {
-                put(nvars, ids.len() as c_int);
-                put_ids(varids, &ids)
-            }
-        })
+    ffi_boundary!(forward ncid => nc_inq_varids(ncid, nvars, varids); status {
+        let n = handles::with(ncid, |ds, grp| Ok(ds.groups[grp].vars.len() as c_int))?;
+        let ids: Vec<c_int> = (0..n).collect();
+        // SAFETY: nvars is NULL or writable; varids NULL or with room for
+        // every variable of the group (this export's contract).
+        unsafe {
+            put_ids(varids, &ids)?;
+            put(nvars, n);
+        }
+        Ok(())
     })
 }
 
@@ -257,9 +297,8 @@ pub unsafe extern "C" fn nc_inq_dimids(
     dimids: *mut c_int,
     include_parents: c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_dimids(ncid, ndims, dimids, include_parents));
-    status(|| {
-        handles::with(ncid, |ds, grp| {
+    ffi_boundary!(forward ncid => nc_inq_dimids(ncid, ndims, dimids, include_parents); status {
+        let ids = handles::with(ncid, |ds, grp| {
             let mut ids: Vec<c_int> = Vec::new();
             let mut g = Some(grp);
             while let Some(x) = g {
@@ -271,12 +310,15 @@ pub unsafe extern "C" fn nc_inq_dimids(
                 };
             }
             ids.sort_unstable();
-            // SAFETY: NULL or writable with room for every id.
-            unsafe {
-                put(ndims, ids.len() as c_int);
-                put_ids(dimids, &ids)
-            }
-        })
+            Ok(ids)
+        })?;
+        // SAFETY: ndims is NULL or writable; dimids NULL or with room for
+        // every dimension visible (this export's contract).
+        unsafe {
+            put_ids(dimids, &ids)?;
+            put(ndims, ids.len() as c_int);
+        }
+        Ok(())
     })
 }
 
@@ -285,10 +327,10 @@ pub unsafe extern "C" fn nc_inq_dimids(
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_typeids(ncid, ntypes, _typeids));
-    status(|| {
-        handles::get(ncid)?;
-        // SAFETY: NULL or writable. NCZarr has no user-defined types.
+    ffi_boundary!(forward ncid => nc_inq_typeids(ncid, ntypes, _typeids); status {
+        handles::with(ncid, |_, _| Ok(()))?;
+        // SAFETY: ntypes is NULL or writable (this export's contract). NCZarr
+        // has no user-defined types: nothing goes to the id array.
         unsafe { put(ntypes, 0) };
         Ok(())
     })

@@ -12,7 +12,7 @@
 
 use std::ffi::{CStr, c_char, c_int};
 
-use super::{catch, malloc_cstring, put, status};
+use super::{ffi_boundary, malloc_cstring, put};
 use crate::codec::plugin;
 use crate::error::{NcError, NcResult};
 
@@ -112,9 +112,9 @@ fn split_bytes(bytes: &[u8], sep: c_char) -> Vec<Vec<u8>> {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         let n = plugin::path().len();
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe { put(ndirsp, n) };
         Ok(())
     })
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if dirs.is_null() {
             return Ok(());
         }
@@ -144,7 +144,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if dirs.is_null() {
             return Err(NcError::Inval);
         }
@@ -169,7 +169,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if dirs.is_null() {
             return Err(NcError::Inval);
         }
@@ -207,14 +207,17 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    let len = if pathlist.is_null() {
-        0
-    } else {
-        // SAFETY: NUL-terminated by the contract.
-        unsafe { libc::strlen(pathlist) }
-    };
-    // SAFETY: the same contract.
-    unsafe { ncaux_plugin_path_parsen(len, pathlist, sep, dirs) }
+    ffi_boundary!(code {
+        let len = if pathlist.is_null() {
+            0
+        } else {
+            // SAFETY: pathlist is non-NULL and NUL-terminated (this export's contract).
+            unsafe { libc::strlen(pathlist) }
+        };
+        // SAFETY: pathlist holds len readable bytes (its strlen) and dirs is
+        // NULL or a valid list, as ncaux_plugin_path_parsen requires.
+        unsafe { ncaux_plugin_path_parsen(len, pathlist, sep, dirs) }
+    })
 }
 
 /// # Safety
@@ -225,7 +228,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
     sep: c_char,
     catp: *mut *mut c_char,
 ) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if dirs.is_null() {
             return Err(NcError::Inval);
         }
@@ -247,7 +250,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if dirs.is_null() {
             return Ok(());
         }
@@ -279,13 +282,16 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
-    // SAFETY: same contract.
-    let rc = unsafe { ncaux_plugin_path_clear(dirs) };
-    if rc == 0 {
-        // SAFETY: NULL or malloc'ed by the caller's contract.
-        unsafe { libc::free(dirs.cast()) };
-    }
-    rc
+    ffi_boundary!(code {
+        // SAFETY: dirs is NULL or a valid list (this export's contract).
+        let rc = unsafe { ncaux_plugin_path_clear(dirs) };
+        if rc == 0 {
+            // SAFETY: dirs is NULL or came from malloc and is given up by the
+            // caller (this export's contract); free accepts both.
+            unsafe { libc::free(dirs.cast()) };
+        }
+        rc
+    })
 }
 
 /// Insert a copy of `dir` at `at` (0 or the end).
@@ -334,16 +340,22 @@ unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    // SAFETY: same contract.
-    status(|| unsafe { insert_dir(dirs, dir, false) })
+    ffi_boundary!(status {
+        // SAFETY: dirs is NULL or a valid list, dir NULL or NUL-terminated
+        // (this export's contract), as insert_dir requires.
+        unsafe { insert_dir(dirs, dir, false) }
+    })
 }
 
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    // SAFETY: same contract.
-    status(|| unsafe { insert_dir(dirs, dir, true) })
+    ffi_boundary!(status {
+        // SAFETY: dirs is NULL or a valid list, dir NULL or NUL-terminated
+        // (this export's contract), as insert_dir requires.
+        unsafe { insert_dir(dirs, dir, true) }
+    })
 }
 
 /// The plugin path joined with `;`.
@@ -354,7 +366,7 @@ fn path_string() -> Vec<u8> {
 /// Length of the plugin path joined with `;`, or -1.
 #[unsafe(no_mangle)]
 pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
-    catch(-1, || c_int::try_from(path_string().len()).unwrap_or(-1))
+    ffi_boundary!(on_panic(-1) { c_int::try_from(path_string().len()).unwrap_or(-1) })
 }
 
 /// Copy the `;`-joined plugin path into `path` as `strncpy(path, s, pathlen)`
@@ -364,7 +376,7 @@ pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
 /// See the module documentation; `path` has room for `pathlen` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut c_char) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         // A negative length is NC_EINVAL (netcdf-c would take it as huge).
         let Ok(n) = usize::try_from(pathlen) else {
             return Err(NcError::Inval);
@@ -389,7 +401,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
 /// See the module documentation; `path` holds `pathlen` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         let Ok(n) = usize::try_from(pathlen) else {
             return Err(NcError::Inval);
         };

@@ -9,12 +9,9 @@
 use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
-use super::delegate::forward;
-use super::{NC_NOERR, catch, cstr, malloc_cstring, put, status};
+use super::{cstr, ffi_boundary, malloc_cstring, put};
 use crate::api::handles;
-
-const NC_EINVAL: c_int = -36;
-const NC_EINTERNAL: c_int = -92;
+use crate::error::NcError;
 
 // ----- library settings -----
 
@@ -24,21 +21,25 @@ static ALIGNMENT: Mutex<(c_int, c_int)> = Mutex::new((0, 0));
 /// so Zarr datasets ignore it (as in netcdf-c).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int {
-    *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner()) = (threshold, alignment);
-    NC_NOERR
+    ffi_boundary!(status {
+        *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner()) = (threshold, alignment);
+        Ok(())
+    })
 }
 
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *mut c_int) -> c_int {
-    let (t, a) = *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: NULL or writable.
-    unsafe {
-        put(thresholdp, t);
-        put(alignmentp, a);
-    }
-    NC_NOERR
+    ffi_boundary!(status {
+        let (t, a) = *ALIGNMENT.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: both pointers are NULL or writable (this export's contract).
+        unsafe {
+            put(thresholdp, t);
+            put(alignmentp, a);
+        }
+        Ok(())
+    })
 }
 
 static META_BLOCK_SIZE: Mutex<usize> = Mutex::new(0);
@@ -46,46 +47,53 @@ static META_BLOCK_SIZE: Mutex<usize> = Mutex::new(0);
 /// HDF5's metadata block size: recorded, without effect on Zarr (4.10.1).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_meta_block_size(size: usize) -> c_int {
-    *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner()) = size;
-    NC_NOERR
+    ffi_boundary!(status {
+        *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner()) = size;
+        Ok(())
+    })
 }
 
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_meta_block_size(sizep: *mut usize) -> c_int {
-    let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: NULL or writable.
-    unsafe { put(sizep, s) };
-    NC_NOERR
+    ffi_boundary!(status {
+        let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: sizep is NULL or writable (this export's contract).
+        unsafe { put(sizep, s) };
+        Ok(())
+    })
 }
 
 /// The Fortran form of `nc_set_meta_block_size` (4.10.1).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_meta_block_size_ints(size: c_int) -> c_int {
-    match usize::try_from(size) {
-        Ok(s) => nc_set_meta_block_size(s),
-        Err(_) => NC_EINVAL,
-    }
+    ffi_boundary!(status {
+        let s = usize::try_from(size).map_err(|_| NcError::Inval)?;
+        *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner()) = s;
+        Ok(())
+    })
 }
 
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_meta_block_size_ints(sizep: *mut c_int) -> c_int {
-    let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: NULL or writable.
-    unsafe { put(sizep, s as c_int) };
-    NC_NOERR
+    ffi_boundary!(status {
+        let s = *META_BLOCK_SIZE.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: sizep is NULL or writable (this export's contract).
+        unsafe { put(sizep, c_int::try_from(s).unwrap_or(c_int::MAX)) };
+        Ok(())
+    })
 }
 
 /// netcdf-c's log level: a level above 0 switches this library's log lines
 /// on (as `NCLOGGING` does), 0 or `NC_TURN_OFF_LOGGING` (-1) switches them off.
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(status {
         crate::log::set_enabled(new_level > 0);
-        NC_NOERR
+        Ok(())
     })
 }
 
@@ -93,8 +101,9 @@ pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
 /// valid ncid (NC_EBADID otherwise), printing nothing.
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
-    forward!(ncid => nc_show_metadata(ncid));
-    status(|| handles::get(ncid).map(|_| ()))
+    ffi_boundary!(forward ncid => nc_show_metadata(ncid); status {
+        handles::get(ncid).map(|_| ())
+    })
 }
 
 /// The value of an rc key (from the `.ncrc`/`.daprc`/`.dodsrc` files, or
@@ -105,8 +114,8 @@ pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
 /// `key` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rc_get(key: *const c_char) -> *mut c_char {
-    catch(std::ptr::null_mut(), || {
-        // SAFETY: NULL or NUL-terminated.
+    ffi_boundary!(on_panic(std::ptr::null_mut()) {
+        // SAFETY: key is NULL or NUL-terminated (this export's contract).
         let Ok(key) = (unsafe { cstr(key) }) else {
             return std::ptr::null_mut();
         };
@@ -125,8 +134,8 @@ pub unsafe extern "C" fn nc_rc_get(key: *const c_char) -> *mut c_char {
 /// `key` and `value` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rc_set(key: *const c_char, value: *const c_char) -> c_int {
-    status(|| {
-        // SAFETY: NULL or NUL-terminated.
+    ffi_boundary!(status {
+        // SAFETY: key and value are NULL or NUL-terminated (this export's contract).
         let (key, value) = unsafe { (cstr(key)?, cstr(value)?) };
         crate::api::rc::set(key, value)
     })

@@ -9,8 +9,8 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::delegate::forward;
-use super::{cstr, put, put_name, status};
+use super::delegate;
+use super::{check_name_out, cname, ffi_boundary, put, put_name, status_of};
 use crate::api::handles;
 use crate::error::NcError;
 use crate::model::types::NcType;
@@ -22,14 +22,14 @@ use crate::model::types::NcType;
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_type(ncid, xtype, name, size));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_type(ncid, xtype, name, size); status {
         // netcdf-c answers atomic types without looking at the ncid's format.
-        let _ = ncid;
         let t = NcType::from_id(xtype)?;
-        // SAFETY: NULL or writable.
+        check_name_out(name, t.name())?;
+        // SAFETY: name is NULL or a buffer of NC_MAX_NAME+1 bytes, size NULL
+        // or writable (this export's contract).
         unsafe {
-            put_name(name, t.name());
+            put_name(name, t.name())?;
             put(size, t.size());
         }
         Ok(())
@@ -41,13 +41,18 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_typeid(ncid, name, typeidp));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_typeid(ncid, name, typeidp); status {
+        // netcdf-c checks the dataset before the atomic names and the group
+        // only after them.
         handles::get(ncid)?;
-        // SAFETY: NUL-terminated or NULL.
-        let name = unsafe { cstr(name) }?;
-        let t = NcType::ALL.iter().find(|t| t.name() == name).ok_or(NcError::BadType)?;
-        // SAFETY: NULL or writable.
+        // A NULL name is NC_EINVAL (netcdf-c crashes).
+        // SAFETY: name is NULL or NUL-terminated (this export's contract).
+        let name = unsafe { cname(name) }?;
+        let Some(t) = NcType::ALL.iter().find(|t| t.name() == name) else {
+            handles::with(ncid, |_, _| Ok(()))?;
+            return Err(NcError::BadType);
+        };
+        // SAFETY: typeidp is NULL or writable (this export's contract).
         unsafe { put(typeidp, t.id()) };
         Ok(())
     })
@@ -66,11 +71,9 @@ pub unsafe extern "C" fn nc_inq_user_type(
     _nfields: *mut usize,
     _class: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_user_type(ncid, xtype, _name, _size, _base, _nfields, _class));
-    status(|| {
-        handles::get(ncid)?;
+    ffi_boundary!(forward ncid => nc_inq_user_type(ncid, xtype, _name, _size, _base, _nfields, _class); status {
+        handles::with(ncid, |_, _| Ok(()))?;
         // No user-defined type exists in an NCZarr dataset.
-        let _ = xtype;
         Err(NcError::BadType)
     })
 }
@@ -86,29 +89,35 @@ pub unsafe extern "C" fn nc_inq_type_equal(
     t2: c_int,
     equal: *mut c_int,
 ) -> c_int {
-    if let (Some(a), Some(b)) = (super::delegate::lookup(ncid1), super::delegate::lookup(ncid2)) {
-        let like: unsafe extern "C" fn(c_int, c_int, c_int, c_int, *mut c_int) -> c_int = nc_inq_type_equal;
-        return match super::delegate::symbol(b"nc_inq_type_equal\0") {
-            Some(p) => {
-                let _g = super::delegate::serial();
-                // SAFETY: same prototype; arguments passed on under the caller's contract.
-                unsafe { super::delegate::cast_like(like, p)(a.ext_ncid, t1, b.ext_ncid, t2, equal) }
-            }
-            None => NcError::NotBuilt.code(),
-        };
-    }
-    // Across the two libraries only atomic types can be equal (a Zarr dataset
-    // has no user-defined types); within ours, likewise.
-    status(|| {
-        for id in [ncid1, ncid2] {
-            if super::delegate::lookup(id).is_none() {
-                handles::get(id)?;
-            }
+    ffi_boundary!(code {
+        if let (Some(a), Some(b)) = (delegate::lookup(ncid1), delegate::lookup(ncid2)) {
+            let like: unsafe extern "C" fn(c_int, c_int, c_int, c_int, *mut c_int) -> c_int = nc_inq_type_equal;
+            // SAFETY: netcdf.h declares nc_inq_type_equal as
+            // int(int, nc_type, int, nc_type, int*) in every netcdf-c, the
+            // type of `like`.
+            return match unsafe { delegate::function(like, b"nc_inq_type_equal\0") } {
+                Some(f) => {
+                    let _g = delegate::serial();
+                    // SAFETY: equal is NULL or writable (this export's
+                    // contract), as the system library's function requires.
+                    unsafe { f(a.ext_ncid, t1, b.ext_ncid, t2, equal) }
+                }
+                None => NcError::NotBuilt.code(),
+            };
         }
-        let a = NcType::from_id(t1)?;
-        let b = NcType::from_id(t2)?;
-        // SAFETY: NULL or writable.
-        unsafe { put(equal, c_int::from(a == b)) };
-        Ok(())
+        // Across the two libraries only atomic types can be equal (a Zarr
+        // dataset has no user-defined types); within ours, likewise.
+        status_of(|| {
+            for id in [ncid1, ncid2] {
+                if delegate::lookup(id).is_none() {
+                    handles::get(id)?;
+                }
+            }
+            let a = NcType::from_id(t1)?;
+            let b = NcType::from_id(t2)?;
+            // SAFETY: equal is NULL or writable (this export's contract).
+            unsafe { put(equal, c_int::from(a == b)) };
+            Ok(())
+        })
     })
 }

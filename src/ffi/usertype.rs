@@ -7,27 +7,23 @@
 //! No pointer argument is dereferenced except by `nc_free_vlen(s)`, whose
 //! vectors must have been allocated by netCDF (malloc).
 
-use super::delegate::forward;
 use std::ffi::{c_char, c_int, c_longlong, c_void};
 
-use super::status;
+use super::{ffi_boundary, slice_mut};
 use crate::api::handles;
-use crate::error::NcError;
+use crate::error::{NcError, NcResult};
 
-/// NC_ENOTNC4 after an ncid check.
-fn not_nc4(ncid: c_int) -> c_int {
-    status(|| {
-        handles::get(ncid)?;
-        Err(NcError::NotNc4)
-    })
+/// NC_ENOTNC4 after a check of the dataset (not the group: netcdf-c's
+/// dispatch answers before it looks at one).
+fn not_nc4(ncid: c_int) -> NcResult<()> {
+    handles::get(ncid)?;
+    Err(NcError::NotNc4)
 }
 
 /// NC_EBADTYPE after an ncid check: no user-defined type exists.
-fn no_such_type(ncid: c_int) -> c_int {
-    status(|| {
-        handles::get(ncid)?;
-        Err(NcError::BadType)
-    })
+fn no_such_type(ncid: c_int) -> NcResult<()> {
+    handles::with(ncid, |_, _| Ok(()))?;
+    Err(NcError::BadType)
 }
 
 /// # Safety
@@ -40,8 +36,7 @@ pub unsafe extern "C" fn nc_def_compound(
     _name: *const c_char,
     _typeidp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_def_compound(ncid, _size, _name, _typeidp));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_def_compound(ncid, _size, _name, _typeidp); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -55,8 +50,7 @@ pub unsafe extern "C" fn nc_insert_compound(
     _offset: usize,
     _field: c_int,
 ) -> c_int {
-    forward!(ncid => nc_insert_compound(ncid, _xtype, _name, _offset, _field));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_insert_compound(ncid, _xtype, _name, _offset, _field); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -72,8 +66,7 @@ pub unsafe extern "C" fn nc_insert_array_compound(
     _ndims: c_int,
     _dim_sizes: *const c_int,
 ) -> c_int {
-    forward!(ncid => nc_insert_array_compound(ncid, _xtype, _name, _offset, _field, _ndims, _dim_sizes));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_insert_array_compound(ncid, _xtype, _name, _offset, _field, _ndims, _dim_sizes); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -87,8 +80,7 @@ pub unsafe extern "C" fn nc_inq_compound(
     _sizep: *mut usize,
     _nfieldsp: *mut usize,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound(ncid, _xtype, _name, _sizep, _nfieldsp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound(ncid, _xtype, _name, _sizep, _nfieldsp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -96,8 +88,7 @@ pub unsafe extern "C" fn nc_inq_compound(
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_compound_name(ncid: c_int, _xtype: c_int, _name: *mut c_char) -> c_int {
-    forward!(ncid => nc_inq_compound_name(ncid, _xtype, _name));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_name(ncid, _xtype, _name); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -105,8 +96,7 @@ pub unsafe extern "C" fn nc_inq_compound_name(ncid: c_int, _xtype: c_int, _name:
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_compound_size(ncid: c_int, _xtype: c_int, _sizep: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_compound_size(ncid, _xtype, _sizep));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_size(ncid, _xtype, _sizep); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -114,8 +104,7 @@ pub unsafe extern "C" fn nc_inq_compound_size(ncid: c_int, _xtype: c_int, _sizep
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_compound_nfields(ncid: c_int, _xtype: c_int, _nfieldsp: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_compound_nfields(ncid, _xtype, _nfieldsp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_nfields(ncid, _xtype, _nfieldsp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -132,8 +121,7 @@ pub unsafe extern "C" fn nc_inq_compound_field(
     _ndimsp: *mut c_int,
     _dim_sizesp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_field(ncid, _xtype, _fieldid, _name, _offsetp, _field_typeidp, _ndimsp, _dim_sizesp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_field(ncid, _xtype, _fieldid, _name, _offsetp, _field_typeidp, _ndimsp, _dim_sizesp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -146,8 +134,7 @@ pub unsafe extern "C" fn nc_inq_compound_fieldname(
     _fieldid: c_int,
     _name: *mut c_char,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fieldname(ncid, _xtype, _fieldid, _name));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fieldname(ncid, _xtype, _fieldid, _name); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -160,8 +147,7 @@ pub unsafe extern "C" fn nc_inq_compound_fieldindex(
     _name: *const c_char,
     _fieldidp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fieldindex(ncid, _xtype, _name, _fieldidp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fieldindex(ncid, _xtype, _name, _fieldidp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -174,8 +160,7 @@ pub unsafe extern "C" fn nc_inq_compound_fieldoffset(
     _fieldid: c_int,
     _offsetp: *mut usize,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fieldoffset(ncid, _xtype, _fieldid, _offsetp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fieldoffset(ncid, _xtype, _fieldid, _offsetp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -188,8 +173,7 @@ pub unsafe extern "C" fn nc_inq_compound_fieldtype(
     _fieldid: c_int,
     _typeidp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fieldtype(ncid, _xtype, _fieldid, _typeidp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fieldtype(ncid, _xtype, _fieldid, _typeidp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -202,8 +186,7 @@ pub unsafe extern "C" fn nc_inq_compound_fieldndims(
     _fieldid: c_int,
     _ndimsp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fieldndims(ncid, _xtype, _fieldid, _ndimsp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fieldndims(ncid, _xtype, _fieldid, _ndimsp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -216,8 +199,7 @@ pub unsafe extern "C" fn nc_inq_compound_fielddim_sizes(
     _fieldid: c_int,
     _dim_sizes: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_compound_fielddim_sizes(ncid, _xtype, _fieldid, _dim_sizes));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_compound_fielddim_sizes(ncid, _xtype, _fieldid, _dim_sizes); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -225,8 +207,7 @@ pub unsafe extern "C" fn nc_inq_compound_fielddim_sizes(
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_vlen(ncid: c_int, _name: *const c_char, _base: c_int, _xtypep: *mut c_int) -> c_int {
-    forward!(ncid => nc_def_vlen(ncid, _name, _base, _xtypep));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_def_vlen(ncid, _name, _base, _xtypep); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -240,8 +221,7 @@ pub unsafe extern "C" fn nc_inq_vlen(
     _datum_sizep: *mut usize,
     _basep: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_vlen(ncid, _xtype, _name, _datum_sizep, _basep));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_vlen(ncid, _xtype, _name, _datum_sizep, _basep); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -255,8 +235,7 @@ pub unsafe extern "C" fn nc_put_vlen_element(
     _len: usize,
     _data: *const c_void,
 ) -> c_int {
-    forward!(ncid => nc_put_vlen_element(ncid, _typeid1, _vlen_element, _len, _data));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_put_vlen_element(ncid, _typeid1, _vlen_element, _len, _data); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -270,8 +249,7 @@ pub unsafe extern "C" fn nc_get_vlen_element(
     _len: *mut usize,
     _data: *mut c_void,
 ) -> c_int {
-    forward!(ncid => nc_get_vlen_element(ncid, _typeid1, _vlen_element, _len, _data));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_get_vlen_element(ncid, _typeid1, _vlen_element, _len, _data); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -279,8 +257,7 @@ pub unsafe extern "C" fn nc_get_vlen_element(
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_enum(ncid: c_int, _base: c_int, _name: *const c_char, _typeidp: *mut c_int) -> c_int {
-    forward!(ncid => nc_def_enum(ncid, _base, _name, _typeidp));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_def_enum(ncid, _base, _name, _typeidp); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -293,8 +270,7 @@ pub unsafe extern "C" fn nc_insert_enum(
     _name: *const c_char,
     _value: *const c_void,
 ) -> c_int {
-    forward!(ncid => nc_insert_enum(ncid, _xtype, _name, _value));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_insert_enum(ncid, _xtype, _name, _value); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -309,8 +285,7 @@ pub unsafe extern "C" fn nc_inq_enum(
     _base_sizep: *mut usize,
     _num_membersp: *mut usize,
 ) -> c_int {
-    forward!(ncid => nc_inq_enum(ncid, _xtype, _name, _basep, _base_sizep, _num_membersp));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_enum(ncid, _xtype, _name, _basep, _base_sizep, _num_membersp); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -324,8 +299,7 @@ pub unsafe extern "C" fn nc_inq_enum_member(
     _name: *mut c_char,
     _value: *mut c_void,
 ) -> c_int {
-    forward!(ncid => nc_inq_enum_member(ncid, _xtype, _idx, _name, _value));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_enum_member(ncid, _xtype, _idx, _name, _value); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -338,8 +312,7 @@ pub unsafe extern "C" fn nc_inq_enum_ident(
     _value: c_longlong,
     _identifier: *mut c_char,
 ) -> c_int {
-    forward!(ncid => nc_inq_enum_ident(ncid, _xtype, _value, _identifier));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_enum_ident(ncid, _xtype, _value, _identifier); status { no_such_type(ncid) })
 }
 
 /// # Safety
@@ -347,8 +320,7 @@ pub unsafe extern "C" fn nc_inq_enum_ident(
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_opaque(ncid: c_int, _size: usize, _name: *const c_char, _xtypep: *mut c_int) -> c_int {
-    forward!(ncid => nc_def_opaque(ncid, _size, _name, _xtypep));
-    not_nc4(ncid)
+    ffi_boundary!(forward ncid => nc_def_opaque(ncid, _size, _name, _xtypep); status { not_nc4(ncid) })
 }
 
 /// # Safety
@@ -356,8 +328,7 @@ pub unsafe extern "C" fn nc_def_opaque(ncid: c_int, _size: usize, _name: *const 
 /// they must be valid as netcdf-c documents them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_opaque(ncid: c_int, _xtype: c_int, _name: *mut c_char, _sizep: *mut usize) -> c_int {
-    forward!(ncid => nc_inq_opaque(ncid, _xtype, _name, _sizep));
-    no_such_type(ncid)
+    ffi_boundary!(forward ncid => nc_inq_opaque(ncid, _xtype, _name, _sizep); status { no_such_type(ncid) })
 }
 
 /// `nc_vlen_t` as netcdf.h lays it out.
@@ -372,16 +343,17 @@ pub struct NcVlen {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
-    status(|| {
-        if vl.is_null() {
+    // NULL is NC_EINVAL (netcdf-c crashes).
+    ffi_boundary!(status {
+        // SAFETY: vl is NULL or points to one nc_vlen_t (this export's contract).
+        let Some(v) = (unsafe { vl.as_mut() }) else {
             return Err(NcError::Inval);
-        }
-        // SAFETY: vl points to an nc_vlen_t whose data came from malloc.
-        unsafe {
-            libc::free((*vl).p);
-            (*vl).p = std::ptr::null_mut();
-            (*vl).len = 0;
-        }
+        };
+        // SAFETY: its data is NULL or came from malloc and is given up by the
+        // caller (this export's contract); free accepts both.
+        unsafe { libc::free(v.p) };
+        v.p = std::ptr::null_mut();
+        v.len = 0;
         Ok(())
     })
 }
@@ -391,11 +363,14 @@ pub unsafe extern "C" fn nc_free_vlen(vl: *mut NcVlen) -> c_int {
 /// each is NULL where netcdf-c allows it, or valid for the access the function makes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_free_vlens(nelems: usize, vlens: *mut NcVlen) -> c_int {
-    status(|| {
-        // SAFETY: vlens holds nelems nc_vlen_t values.
-        let v = unsafe { super::slice_mut(vlens, nelems) }?;
+    // NULL with nelems > 0 is NC_EINVAL (netcdf-c crashes).
+    ffi_boundary!(status {
+        // SAFETY: vlens is NULL (with nelems 0) or holds nelems nc_vlen_t
+        // values (this export's contract).
+        let v = unsafe { slice_mut(vlens, nelems) }?;
         for x in v.iter_mut() {
-            // SAFETY: each data pointer came from malloc (or is NULL).
+            // SAFETY: each data pointer is NULL or came from malloc and is
+            // given up by the caller (this export's contract).
             unsafe { libc::free(x.p) };
             x.p = std::ptr::null_mut();
             x.len = 0;

@@ -678,21 +678,20 @@ impl NumValue {
     }
 }
 
-/// A value of the dialect, numbers with the spelling they were written in;
-/// strings borrowed from the text when they hold no escape.
+/// A value of the dialect, numbers with the spelling they were written in.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json<'t> {
+pub enum Json {
     Null,
     Bool(bool),
     /// A bare number (NaN and the infinities included) and its text.
-    Num(NumValue, &'t str),
-    Str(Cow<'t, str>),
-    Arr(Vec<Json<'t>>),
-    Obj(Vec<(Cow<'t, str>, Json<'t>)>),
+    Num(NumValue, String),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
 }
 
 /// Parse one value of the dialect (all of `text`).
-pub fn parse(text: &str) -> Result<Json<'_>> {
+pub fn parse(text: &str) -> Result<Json> {
     let mut lx = Lexer::new(text);
     let first = lx.expect()?;
     let v = tree(&mut lx, first, 0)?;
@@ -702,15 +701,15 @@ pub fn parse(text: &str) -> Result<Json<'_>> {
     }
 }
 
-fn tree<'t>(lx: &mut Lexer<'t>, tok: (usize, Tok<'t>), depth: usize) -> Result<Json<'t>> {
+fn tree<'t>(lx: &mut Lexer<'t>, tok: (usize, Tok<'t>), depth: usize) -> Result<Json> {
     Ok(match tok.1 {
         Tok::Word(_, Word::True) => Json::Bool(true),
         Tok::Word(_, Word::False) => Json::Bool(false),
         Tok::Word(_, Word::Null) => Json::Null,
-        Tok::Word(w, Word::NonFinite(f)) => Json::Num(NumValue::Float(f), w),
+        Tok::Word(w, Word::NonFinite(f)) => Json::Num(NumValue::Float(f), w.to_string()),
         Tok::Word(_, Word::Invalid) => return err(tok.0, "not a JSON value"),
-        Tok::Word(w, kind) => Json::Num(number_value(w, kind), w),
-        Tok::Str(s) => Json::Str(decode_str(s)?),
+        Tok::Word(w, kind) => Json::Num(number_value(w, kind), w.to_string()),
+        Tok::Str(s) => Json::Str(decode_str(s)?.into_owned()),
         Tok::Open(c) => {
             if depth == MAX_DEPTH {
                 return err(tok.0, "nested too deeply");
@@ -727,7 +726,7 @@ fn tree<'t>(lx: &mut Lexer<'t>, tok: (usize, Tok<'t>), depth: usize) -> Result<J
             let mut members = Vec::new();
             loop {
                 if c == b'{' {
-                    let k = decode_str(key_colon(lx, next)?)?;
+                    let k = decode_str(key_colon(lx, next)?)?.into_owned();
                     let first = lx.expect()?;
                     members.push((k, tree(lx, first, depth + 1)?));
                 } else {
@@ -749,7 +748,7 @@ fn tree<'t>(lx: &mut Lexer<'t>, tok: (usize, Tok<'t>), depth: usize) -> Result<J
     })
 }
 
-impl Json<'_> {
+impl Json {
     /// Whether this is a scalar (not an array or object).
     pub fn is_atomic(&self) -> bool {
         !matches!(self, Json::Arr(_) | Json::Obj(_))
@@ -771,9 +770,9 @@ impl Json<'_> {
                 }
             }
             Json::Num(NumValue::Float(f), _) => float_value(*f),
-            Json::Str(s) => Value::String(s.to_string()),
+            Json::Str(s) => Value::String(s.clone()),
             Json::Arr(a) => Value::Array(a.iter().map(Json::to_value).collect()),
-            Json::Obj(o) => Value::Object(o.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()),
+            Json::Obj(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), v.to_value())).collect()),
         }
     }
 
@@ -953,7 +952,7 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert!(parse(m[0].1).is_err());
         assert!(to_strict(m[0].1).is_err());
-        assert_eq!(parse(m[1].1).unwrap(), Json::Num(NumValue::Int(2), "2"));
+        assert_eq!(parse(m[1].1).unwrap(), Json::Num(NumValue::Int(2), "2".into()));
         assert!(parse(m[2].1).is_err());
         // Structure is still checked.
         assert!(members_tolerant(r#"{"a": [1, nope}"#, 10).is_err());
@@ -1021,13 +1020,13 @@ mod tests {
         );
         let Json::Obj(m) = &j else { panic!() };
         let Json::Arr(f) = &m[2].1 else { panic!() };
-        assert_eq!(f[0], Json::Num(NumValue::Float(0.0), "0."));
+        assert_eq!(f[0], Json::Num(NumValue::Float(0.0), "0.".into()));
         assert!(matches!(f[1], Json::Num(NumValue::Float(x), _) if x.is_nan()));
         assert_eq!(
             parse("[12345678901234567890123]").unwrap(),
             Json::Arr(vec![Json::Num(
                 NumValue::Int(12345678901234567890123),
-                "12345678901234567890123"
+                "12345678901234567890123".into()
             )])
         );
         assert_eq!(

@@ -293,7 +293,7 @@ pub fn text_as_json(text: &str, typed: bool) -> Option<String> {
 /// as they were stored.
 pub fn read_text(v: &Json) -> String {
     match v {
-        Json::Str(s) => s.to_string(),
+        Json::Str(s) => s.clone(),
         other => other.to_nc_text(),
     }
 }
@@ -428,7 +428,7 @@ mod tests {
         assert_eq!(Out::F64(f64::NEG_INFINITY).to_json(), "\"-Infinity\"");
     }
 
-    fn j(text: &str) -> Json<'_> {
+    fn j(text: &str) -> Json {
         dialect::parse(text).unwrap()
     }
 

@@ -1,4 +1,4 @@
-//! Zarr v2 / NCZarr metadata: parsing and writing. Knows the `Store` trait only.
+//! Zarr v2 / v3 and NCZarr metadata: parsing and writing. Knows the `Store` trait only.
 pub mod dialect;
 pub mod dtype;
 pub mod json;
@@ -6,4 +6,5 @@ pub mod markers;
 pub mod names;
 pub mod object;
 pub mod read;
+pub mod v3;
 pub mod write;

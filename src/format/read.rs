@@ -291,6 +291,10 @@ pub struct OpenOptions {
     pub xarray: bool,
     pub consolidated: bool,
     pub writable: bool,
+    /// The Zarr format the URL asked for (mode `v2` or `v3`), if any.
+    pub zarr_format: Option<u8>,
+    /// The shard size new v3 variables get (`shards=`), if any.
+    pub shard_target: Option<u64>,
     /// The pure Zarr view (`mode=zarr`): NCZarr's own metadata is not
     /// read, as in netcdf-c. Dimensions come from `_ARRAY_DIMENSIONS` (or
     /// are anonymous), groups and arrays from the objects in storage, and
@@ -300,6 +304,9 @@ pub struct OpenOptions {
 
 /// Read a dataset's metadata.
 pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
+    if opts.zarr_format == Some(3) {
+        return open_v3(store, path, opts);
+    }
     let mut meta = Meta {
         store: store.as_ref(),
         consolidated: None,
@@ -316,12 +323,12 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     let zgroup = zgroup_text.as_ref().map(|t| t.obj(".zgroup")).transpose()?;
     let zattrs = zattrs_text.as_ref().map(|t| t.attrs(".zattrs")).transpose()?;
     if zgroup.is_none() && zattrs.is_none() && meta.consolidated.is_none() {
-        if store.len(&Key::new("zarr.json")?)?.is_some() {
-            // Recognised, but not readable by this build: NC_ENOTBUILT says
-            // so, where "Unknown file format" would mislead.
-            crate::nclog!(Level::Error, "{}: Zarr v3 is not supported yet", path);
-            return Err(NcError::NotBuilt);
-        } else if store.len(&Key::new(".zarray")?)?.is_some() {
+        if opts.zarr_format.is_none()
+            && let Some(root) = store.get(&Key::new(super::v3::ZARR_JSON)?, MAX_METADATA_BYTES)?
+        {
+            return super::v3::read::open(store, path, &root, opts);
+        }
+        if store.len(&Key::new(".zarray")?)?.is_some() {
             crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
         }
         return Err(NcError::NotNc);
@@ -393,6 +400,8 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
             pure_zarr: !nczarr,
             xarray: opts.xarray,
             consolidated: meta.consolidated.is_some() || opts.consolidated,
+            v3: false,
+            shard_target: None,
         },
         ncproperties,
         superblock_version,
@@ -414,6 +423,17 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     };
     reader.read_tree(&mut ds, zgroup, zattrs)?;
     Ok(ds)
+}
+
+/// Open a Zarr v3 dataset (its root `zarr.json`).
+fn open_v3(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
+    match store.get(&Key::new(super::v3::ZARR_JSON)?, MAX_METADATA_BYTES)? {
+        Some(root) => super::v3::read::open(store, path, &root, opts),
+        None => {
+            crate::nclog!(Level::Error, "{}: no zarr.json at the root", path);
+            Err(NcError::NotNc)
+        }
+    }
 }
 
 struct Reader<'a, 'b> {

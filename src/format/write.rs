@@ -278,6 +278,9 @@ fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
 /// data that is not there yet. State is marked clean only once written.
 pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> NcResult<()>) -> NcResult<()> {
     apply_renames(ds)?;
+    if ds.flavor.v3 {
+        return super::v3::write::sync_metadata(ds, put_all);
+    }
     for g in 0..ds.groups.len() {
         for vi in 0..ds.groups[g].vars.len() {
             ds.settle_string_width(g, vi as i32);

@@ -24,6 +24,15 @@ impl ChunkData {
     }
 }
 
+/// A chunk the cache let go of to stay within its bounds; a dirty one must
+/// be written by whoever made the cache let go.
+#[derive(Debug)]
+pub struct Evicted {
+    pub idx: Vec<u64>,
+    pub data: ChunkData,
+    pub dirty: bool,
+}
+
 #[derive(Debug)]
 struct Entry {
     data: ChunkData,
@@ -114,7 +123,7 @@ impl ChunkCache {
 
     /// Insert a chunk. Returns the entries evicted to stay within bounds
     /// (with their dirty flags); dirty ones must be written by the caller.
-    pub fn insert(&mut self, key: Vec<u64>, data: ChunkData, dirty: bool) -> Vec<(Vec<u64>, ChunkData, bool)> {
+    pub fn insert(&mut self, key: Vec<u64>, data: ChunkData, dirty: bool) -> Vec<Evicted> {
         if let Some(old) = self.entries.remove(&key) {
             self.lru.remove(&old.tick);
             self.used -= old.data.byte_size();
@@ -122,7 +131,15 @@ impl ChunkCache {
         let sz = data.byte_size();
         // A chunk larger than the whole cache is not kept.
         if sz > self.size || self.nelems == 0 {
-            return if dirty { vec![(key, data, true)] } else { Vec::new() };
+            return if dirty {
+                vec![Evicted {
+                    idx: key,
+                    data,
+                    dirty: true,
+                }]
+            } else {
+                Vec::new()
+            };
         }
         self.tick += 1;
         self.used += sz;
@@ -138,21 +155,25 @@ impl ChunkCache {
         self.evict()
     }
 
-    fn evict(&mut self) -> Vec<(Vec<u64>, ChunkData, bool)> {
+    fn evict(&mut self) -> Vec<Evicted> {
         let mut out = Vec::new();
         while self.entries.len() > self.nelems || self.used > self.size {
             let Some((&t, _)) = self.lru.iter().next() else { break };
             let key = self.lru.remove(&t).unwrap_or_default();
             if let Some(e) = self.entries.remove(&key) {
                 self.used -= e.data.byte_size();
-                out.push((key, e.data, e.dirty));
+                out.push(Evicted {
+                    idx: key,
+                    data: e.data,
+                    dirty: e.dirty,
+                });
             }
         }
         out
     }
 
     /// Recompute the byte count after in-place edits and evict if needed.
-    pub fn rebalance(&mut self) -> Vec<(Vec<u64>, ChunkData, bool)> {
+    pub fn rebalance(&mut self) -> Vec<Evicted> {
         self.used = self.entries.values().map(|e| e.data.byte_size()).sum();
         self.evict()
     }
@@ -198,7 +219,7 @@ impl ChunkCache {
 
     /// Drop clean entries and resize (nc_set_var_chunk_cache). Dirty entries
     /// are returned for writing.
-    pub fn resize(&mut self, size: usize, nelems: usize, preemption: f32) -> Vec<(Vec<u64>, ChunkData, bool)> {
+    pub fn resize(&mut self, size: usize, nelems: usize, preemption: f32) -> Vec<Evicted> {
         self.size = size;
         self.nelems = nelems;
         self.preemption = preemption;
@@ -242,8 +263,8 @@ mod tests {
         c.get(&[0]);
         let ev = c.insert(vec![2], ChunkData::Bytes(vec![0; 10]), false);
         assert_eq!(ev.len(), 1);
-        assert_eq!(ev[0].0, vec![1]);
-        assert!(ev[0].2);
+        assert_eq!(ev[0].idx, vec![1]);
+        assert!(ev[0].dirty);
         let ev = c.insert(vec![3], ChunkData::Bytes(vec![0; 1000]), true);
         assert_eq!(ev.len(), 1);
         assert!(!c.contains(&[3]));

@@ -191,6 +191,15 @@ pub enum StringLayout {
     VlenUtf8,
 }
 
+/// How a chunk's index becomes its key below the array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkKeys {
+    /// Zarr v2 (and the v3 `v2` encoding): `0.1` with the separator.
+    V2,
+    /// Zarr v3 `default`: `c/0/1` (`c.0.1` with '.'); `c` for a 0-d array.
+    V3Default,
+}
+
 /// The largest encoded chunk of variable-length strings the library reads (1 GiB).
 pub const MAX_VLEN_CHUNK_BYTES: usize = 1 << 30;
 
@@ -216,6 +225,13 @@ pub struct Var {
     pub codecs: Vec<serde_json::Value>,
     pub string_layout: StringLayout,
     pub dim_separator: char,
+    /// How chunk indices become keys (Zarr v2 `0.1`, or v3 `c/0/1`).
+    pub chunk_keys: ChunkKeys,
+    /// Zarr v3 sharding: chunks (`chunks` above) stored as byte ranges of
+    /// larger objects, the shards.
+    pub shards: Option<crate::codec::sharding::ShardLayout>,
+    /// The shard indexes read so far (shared with the data path's workers).
+    pub shard_indexes: Arc<crate::codec::sharding::IndexCache>,
     /// Chunk data stored in Fortran order (`"order": "F"`).
     pub order_f: bool,
     /// Where the array lives in the store, once written (the key of its folder).
@@ -300,8 +316,13 @@ pub struct Flavor {
     pub pure_zarr: bool,
     /// Write `_ARRAY_DIMENSIONS` (xarray convention).
     pub xarray: bool,
-    /// Write `.zmetadata` at close.
+    /// Write `.zmetadata` at close (v3: the root `zarr.json` holds it).
     pub consolidated: bool,
+    /// Zarr v3 (`zarr.json` per node) rather than v2.
+    pub v3: bool,
+    /// v3: new variables get shards of about this many bytes (mode key
+    /// `shards=`), unless they have their own.
+    pub shard_target: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -364,6 +385,7 @@ pub fn is_hidden_att(name: &str) -> bool {
             | "_nczarr_group"
             | "_nczarr_array"
             | "_nczarr_attr"
+            | "_nczarr_attrs"
             | "_NCZARR_SUPERBLOCK"
             | "_NCZARR_GROUP"
             | "_NCZARR_ARRAY"
@@ -399,6 +421,9 @@ impl Var {
             codecs: Vec::new(),
             string_layout: StringLayout::Fixed(DEFAULT_MAXSTRLEN),
             dim_separator: '.',
+            chunk_keys: ChunkKeys::V2,
+            shards: None,
+            shard_indexes: Arc::default(),
             order_f: false,
             stored_key: None,
             meta_dirty: true,
@@ -473,6 +498,16 @@ impl Var {
 
     pub fn is_scalar(&self) -> bool {
         self.dimids.is_empty()
+    }
+
+    /// After the chunk shape changed: shards rounded up to whole chunks
+    /// (dropped when that is not possible).
+    fn refit_shards(&mut self) {
+        if let Some(l) = &self.shards
+            && l.inner != self.chunks
+        {
+            self.shards = l.with_inner(&self.chunks);
+        }
     }
 
     pub fn att(&self, name: &str) -> Option<&Att> {
@@ -800,6 +835,15 @@ impl Dataset {
         let mut var = Var::new(name, ty, ds);
         var.no_fill = !self.fill_mode;
         var.dim_separator = default_dim_separator();
+        if self.flavor.v3 {
+            // Zarr v3 as zarr-python writes it: `c/0/1` keys, strings as
+            // the `string` data type (variable length).
+            var.chunk_keys = ChunkKeys::V3Default;
+            var.dim_separator = '/';
+            if ty == NcType::String {
+                var.string_layout = StringLayout::VlenUtf8;
+            }
+        }
         let shape = self.var_shape(&var);
         let unlim: Vec<bool> = var.dimids.iter().map(|&d| self.dims[d].unlimited).collect();
         var.chunks = default_chunks(&shape, &unlim, ty.size());
@@ -878,6 +922,7 @@ impl Dataset {
                     return Err(NcError::BadChunk);
                 }
                 v.chunks = chunks;
+                v.refit_shards();
             }
             1 | 2 => {
                 // NC_CONTIGUOUS / NC_COMPACT: one chunk spanning the variable.
@@ -885,6 +930,7 @@ impl Dataset {
                     return Err(NcError::Inval);
                 }
                 v.chunks = shape.iter().map(|&n| n.max(1)).collect();
+                v.refit_shards();
             }
             _ => return Err(NcError::Inval),
         }

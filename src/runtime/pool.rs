@@ -42,3 +42,25 @@ pub fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send
         WORKERS.install(|| jobs.into_par_iter().map(f).collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_keep_their_order() {
+        let out = run_jobs((0..1000u64).collect(), |i| i * i);
+        assert_eq!(out, (0..1000u64).map(|i| i * i).collect::<Vec<_>>());
+        assert_eq!(run_jobs(Vec::<u8>::new(), |x| x), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn one_job_runs_in_the_caller_and_more_on_the_pool() {
+        let here = std::thread::current().id();
+        assert_eq!(run_jobs(vec![()], |()| std::thread::current().id()), vec![here]);
+        let on = run_jobs(vec![(); 4], |()| rayon::current_thread_index().is_some());
+        assert_eq!(on, vec![true; 4]);
+        assert!(on_pool(|| rayon::current_thread_index().is_some()));
+        assert!(threads() >= 1);
+    }
+}

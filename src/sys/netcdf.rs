@@ -178,7 +178,8 @@ pub(crate) unsafe fn cast_like<F: Copy>(_like: F, p: *mut c_void) -> F {
 /// `F` must be the C signature of `name`.
 pub(crate) unsafe fn global<F: Copy>(like: F, name: &[u8]) -> Option<F> {
     let p = sym_in(loaded()?, name)?;
-    // SAFETY: forwarded contract.
+    // SAFETY: p is the address of `name` in the system library and `F` its C
+    // signature (this function's contract), which is what cast_like needs.
     Some(unsafe { cast_like(like, p) })
 }
 
@@ -189,6 +190,7 @@ pub(crate) unsafe fn global<F: Copy>(like: F, name: &[u8]) -> Option<F> {
 /// `F` must be the C signature of `name`.
 pub(crate) unsafe fn function<F: Copy>(like: F, name: &[u8]) -> Option<F> {
     let p = symbol(name)?;
-    // SAFETY: forwarded contract.
+    // SAFETY: p is the address of `name` in the system library and `F` its C
+    // signature (this function's contract), which is what cast_like needs.
     Some(unsafe { cast_like(like, p) })
 }

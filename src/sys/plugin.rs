@@ -174,7 +174,8 @@ unsafe fn plugin_str(p: *const c_char) -> Option<String> {
 /// # Safety
 /// `T` must be the C signature the symbol has if it exists.
 unsafe fn sym<T: Copy>(lib: &libloading::Library, name: &[u8]) -> Option<T> {
-    // SAFETY: the caller vouches for the type; a missing symbol is Err.
+    // SAFETY: T is the symbol's C signature (this function's contract); a
+    // missing symbol is an Err, not a pointer.
     unsafe { lib.get::<T>(name) }.ok().map(|s| *s)
 }
 
@@ -227,11 +228,17 @@ pub fn load(path: &Path) -> Loaded {
         Ok(l) => libloading::Library::from(l),
         Err(e) => return Loaded::NotPlugin(format!("cannot load: {e}")),
     };
-    // SAFETY (all four): the prototypes are those of netcdf_filter_build.h and
-    // HDF5's H5PLextern.h.
+    // SAFETY: HDF5's H5PLextern.h declares H5PLget_plugin_type as
+    // H5PL_type_t(void), an int enum: the type PluginTypeFn.
     let gpt: Option<PluginTypeFn> = unsafe { sym(&lib, b"H5PLget_plugin_type\0") };
+    // SAFETY: H5PLextern.h declares H5PLget_plugin_info as const void*(void):
+    // the type InfoFn.
     let gpi: Option<InfoFn> = unsafe { sym(&lib, b"H5PLget_plugin_info\0") };
+    // SAFETY: netcdf_filter_build.h declares NCZ_get_codec_info as
+    // const void*(void): the type InfoFn.
     let npi: Option<InfoFn> = unsafe { sym(&lib, b"NCZ_get_codec_info\0") };
+    // SAFETY: netcdf_filter_build.h declares NCZ_codec_info_defaults as
+    // const void*(void): the type InfoFn.
     let cpd: Option<InfoFn> = unsafe { sym(&lib, b"NCZ_codec_info_defaults\0") };
     if gpt.is_none() && gpi.is_none() && npi.is_none() && cpd.is_none() {
         // Dropping `lib` here unloads a library that is not a plugin.
@@ -484,9 +491,10 @@ impl CodecHandle {
         // SAFETY: the prototype of NCZ_modify_parameters; vp is malloc'ed
         // (the plugin may free and replace it), wp starts NULL.
         let rc = unsafe { f(ncid, varid, &mut vn, &mut vp, &mut wn, &mut wp) };
-        // SAFETY: both vectors are NULL or malloc'ed with the given lengths.
+        // SAFETY: by NCZ_modify_parameters' contract the plugin leaves vp NULL
+        // or malloc'ed with vn entries.
         let v = unsafe { take_params(vn, vp) };
-        // SAFETY: as above.
+        // SAFETY: likewise wp is NULL or malloc'ed by the plugin with wn entries.
         let w = unsafe { take_params(wn, wp) };
         plugin_status(rc)?;
         Ok((v?, w?))

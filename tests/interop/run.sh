@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop tests: datasets move both ways between this library and
 # netCDF4-python (netcdf-c 4.10.1), zarr-python 3 (zarr_format=2) and xarray;
-# codecs.py does the same for every built-in codec.
+# codecs.py does the same for every built-in codec; v3.py for Zarr v3
+# (zarr-python 3, xarray, tensorstore, zarrs).
 #
 #   bash tests/interop/run.sh
 #
@@ -77,3 +78,7 @@ fi
 
 # Codecs both ways (netCDF4-python reads through the wheel's own plugins).
 "$py" "$here/codecs.py" --bin "$work/bin" --lib "$work/lib" --work "$work/data"
+
+# Zarr v3 both ways: zarr-python 3, xarray, tensorstore and zarrs (the last
+# two when installed: bench/install-deps.sh), Debian's ncdump and nccopy.
+"$py" "$here/v3.py" --bin "$work/bin" --lib "$work/lib" --work "$work/data/v3"

@@ -90,6 +90,13 @@ pub struct Location {
     /// Use consolidated metadata (mode `consolidated`, or the environment
     /// variable `NCZARR_CONSOLIDATED` set to `true`, `yes` or a number > 0).
     pub consolidated: bool,
+    /// The Zarr format asked for: mode `v2` or `v3` (the last one wins), as
+    /// netcdf-c's draft v3 support names them; None when neither is given.
+    pub zarr_format: Option<u8>,
+    /// Shards of about this many bytes for new v3 variables: fragment key
+    /// `shards=auto` (64 MiB) or `shards=<bytes>` (`k`, `m`, `g` suffixes
+    /// allowed, powers of 1024); None without the key or with `shards=none`.
+    pub shard_target: Option<u64>,
 }
 
 impl Location {
@@ -500,6 +507,25 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
     let zarr = modes.iter().any(|m| m == "zarr");
     let xarray_dims = !modes.iter().any(|m| m == "noxarray");
     let consolidated = env_consolidated || modes.iter().any(|m| m == "consolidated");
+    let zarr_format = zarr_format(&modes);
+    // `shards=` in the mode list (`#mode=nczarr,v3,shards=auto,file`), or
+    // as a fragment key of its own (`#mode=nczarr,v3,file&shards=auto`).
+    let in_modes = modes
+        .iter()
+        .rev()
+        .find(|m| mode_key(m) == "shards")
+        .map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
+    let in_keys = fragment.iter().find(|(k, _)| k == "shards").map(|(_, v)| v.clone());
+    let shard_target = match in_modes.or(in_keys) {
+        None => None,
+        Some(v) => shard_target(&v).ok_or_else(|| {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "{original}: bad shards={v:?} (auto, none or a size in bytes)"
+            );
+            NcError::Url
+        })?,
+    };
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -510,7 +536,60 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         zarr,
         xarray_dims,
         consolidated,
+        zarr_format,
+        shard_target,
     }))
+}
+
+/// The shard size of 64 MiB that `shards=auto` asks for (a few dozen chunks
+/// of the usual few MiB, as zarrs and tensorstore datasets have).
+pub const AUTO_SHARD_BYTES: u64 = 64 << 20;
+
+/// The value of `shards=`: Some(None) for `none`/`0`, Some(Some(bytes)) for
+/// `auto` or a size; None when it is neither.
+fn shard_target(v: &str) -> Option<Option<u64>> {
+    let v = v.trim().to_ascii_lowercase();
+    match v.as_str() {
+        "auto" | "" => return Some(Some(AUTO_SHARD_BYTES)),
+        "none" | "no" | "0" => return Some(None),
+        _ => {}
+    }
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let n: u64 = v[..digits].parse().ok()?;
+    let unit: u64 = match &v[digits..] {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return None,
+    };
+    Some(n.checked_mul(unit).filter(|&b| b > 0))
+}
+
+/// The Zarr format a mode list asks for: the last of `v2` and `v3`.
+fn zarr_format(modes: &[String]) -> Option<u8> {
+    modes.iter().rev().find_map(|m| match m.as_str() {
+        "v2" => Some(2),
+        "v3" => Some(3),
+        _ => None,
+    })
+}
+
+/// The format `nc_create` writes when the URL names none:
+/// `NCZARR_DEFAULT_FORMAT` (`v2`/`2` or `v3`/`3`), else v2, which every
+/// netCDF-C release reads.
+pub fn default_zarr_format() -> u8 {
+    match std::env::var("NCZARR_DEFAULT_FORMAT").ok().as_deref().map(str::trim) {
+        Some("v3" | "V3" | "3") => 3,
+        Some("" | "v2" | "V2" | "2") | None => 2,
+        Some(other) => {
+            crate::nclog!(
+                crate::log::Level::Warn,
+                "NCZARR_DEFAULT_FORMAT={other:?} is neither v2 nor v3; writing v2"
+            );
+            2
+        }
+    }
 }
 
 /// `p` made absolute against the working directory, trailing `/` removed
@@ -569,6 +648,8 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         zarr: false,
         xarray_dims: true,
         consolidated: env_consolidated,
+        zarr_format: None,
+        shard_target: None,
     }))
 }
 
@@ -711,6 +792,33 @@ mod tests {
 
     fn modes(path: &str) -> Vec<String> {
         zarr(path).mode
+    }
+
+    #[test]
+    fn zarr_format_and_shard_keys() {
+        assert_eq!(zarr("file:///x.zarr#mode=nczarr,file").zarr_format, None);
+        assert_eq!(zarr("file:///x.zarr#mode=nczarr,v3,file").zarr_format, Some(3));
+        assert_eq!(zarr("file:///x.zarr#mode=zarr,v3,v2,file").zarr_format, Some(2));
+        assert_eq!(zarr("file:///x.zarr#mode=v3,nczarr,file").zarr_format, Some(3));
+        let t = |f: &str| zarr(&format!("file:///x.zarr#mode=nczarr,v3,file&{f}")).shard_target;
+        assert_eq!(t("shards=auto"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(t("shards"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(t("shards=16m"), Some(16 << 20));
+        assert_eq!(t("SHARDS=2GiB"), Some(2 << 30));
+        assert_eq!(t("shards=4096"), Some(4096));
+        assert_eq!(t("shards=none"), None);
+        let m = |f: &str| zarr(&format!("file:///x.zarr#mode={f}")).shard_target;
+        assert_eq!(m("nczarr,v3,shards=auto,file"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(m("nczarr,v3,file,shards=2m"), Some(2 << 20));
+        assert_eq!(m("nczarr,v3,file,shards"), Some(AUTO_SHARD_BYTES));
+        assert_eq!(t("other=1"), None);
+        for bad in ["shards=lots", "shards=12q", "shards=99999999999999999999g", "shards=-5"] {
+            assert_eq!(
+                classify_with(&format!("file:///x.zarr#mode=nczarr,v3,file&{bad}"), true, false),
+                Err(NcError::Url),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

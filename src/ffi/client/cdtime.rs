@@ -15,7 +15,7 @@
 use std::ffi::{c_char, c_int, c_long, c_short};
 
 use crate::api::cdtime::{self, CompTime, HumanTime};
-use crate::ffi::{catch, cbytes, put};
+use crate::ffi::{cbytes, ffi_boundary, put};
 
 /// `cdCompTime`: a calendar date and time.
 #[repr(C)]
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn cdParseRelunits(
     unit: *mut c_int,
     base_comptime: *mut CdCompTime,
 ) -> c_int {
-    catch(1, || {
+    ffi_boundary!(on_panic(1) {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let Ok(text) = (unsafe { cbytes(relunits) }) else {
             return 1;
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn cdRel2Iso(
     reltime: f64,
     chartime: *mut c_char,
 ) {
-    catch((), || {
+    ffi_boundary!(on_panic(()) {
         if chartime.is_null() {
             return;
         }
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn cdRel2Iso(
 /// valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cdChar2Comp(timetype: c_int, chartime: *const c_char, comptime: *mut CdCompTime) {
-    catch((), || {
+    ffi_boundary!(on_panic(()) {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let Ok(text) = (unsafe { cbytes(chartime) }) else {
             return;
@@ -184,7 +184,7 @@ pub unsafe extern "C" fn cdChar2Comp(timetype: c_int, chartime: *const c_char, c
 /// for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn Cdh2e(htime: *const CdTime, etime: *mut f64) {
-    catch((), || {
+    ffi_boundary!(on_panic(()) {
         // SAFETY: NULL or a valid, aligned CdTime, by the caller's contract.
         let Some(h) = (unsafe { htime.as_ref() }) else {
             return;
@@ -203,7 +203,7 @@ pub unsafe extern "C" fn Cdh2e(htime: *const CdTime, etime: *mut f64) {
 /// `htime` is NULL or valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn Cde2h(etime: f64, timeType: c_int, baseYear: c_long, htime: *mut CdTime) {
-    catch((), || {
+    ffi_boundary!(on_panic(()) {
         if htime.is_null() {
             return;
         }
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn Cde2h(etime: f64, timeType: c_int, baseYear: c_long, ht
 /// print errors on standard error) and returns the previous ones.
 #[unsafe(no_mangle)]
 pub extern "C" fn cdSetErrOpts(opts: c_int) -> c_int {
-    catch(0, || cdtime::set_err_opts(opts))
+    ffi_boundary!(on_panic(0) { cdtime::set_err_opts(opts) })
 }
 
 #[cfg(test)]

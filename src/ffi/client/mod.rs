@@ -27,7 +27,7 @@ use std::ptr;
 use crate::api::url::uri::{self, Uri};
 use crate::api::url::{path_canonical, shell_unescape, test_url_v410, test_url_v490};
 use crate::error::{NcError, NcResult};
-use crate::ffi::{catch, cbytes, cstr, malloc_cstring, put, status};
+use crate::ffi::{cbytes, cstr, ffi_boundary, malloc_cstring, put};
 
 // ---------------------------------------------------------------------------
 // Path helpers
@@ -39,7 +39,7 @@ use crate::ffi::{catch, cbytes, cstr, malloc_cstring, put, status};
 /// `esc` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NC_shellUnescape(esc: *const c_char) -> *mut c_char {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         match unsafe { cbytes(esc) } {
             Ok(b) => malloc_cstring(&shell_unescape(b)),
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn NC_shellUnescape(esc: *const c_char) -> *mut c_char {
 /// `srcpath` is NULL or a NUL-terminated string; `canonp` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NCpathcanonical(srcpath: *const c_char, canonp: *mut *mut c_char) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if srcpath.is_null() {
             return Ok(());
         }
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn NCpathcanonical(srcpath: *const c_char, canonp: *mut *m
 /// `path` is NULL or a NUL-terminated string; `basenamep` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc__testurl(path: *const c_char, basenamep: *mut *mut c_char) -> c_int {
-    catch(0, || {
+    ffi_boundary!(on_panic(0) {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let Ok(path) = (unsafe { cstr(path) }) else {
             return 0;
@@ -119,7 +119,7 @@ pub unsafe extern "C" fn nc__testurl(path: *const c_char, basenamep: *mut *mut c
 /// writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NC__testurl(path: *const c_char, basenamep: *mut *mut c_char, isfilep: *mut c_int) -> c_int {
-    catch(0, || {
+    ffi_boundary!(on_panic(0) {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let t = match unsafe { cstr(path) } {
             Ok(p) => test_url_v410(p),
@@ -187,8 +187,11 @@ unsafe fn strlcat_raw(dst: *mut c_char, src: *const c_char, dsize: usize) -> usi
 /// `dst` is valid for `dsize` bytes; `src` is NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn strlcat(dst: *mut c_char, src: *const c_char, dsize: usize) -> usize {
-    // SAFETY: forwarded caller contract.
-    catch(0, || unsafe { strlcat_raw(dst, src, dsize) })
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: dst is valid for dsize bytes and src NUL-terminated (this
+        // export's contract), as strlcat_raw requires.
+        unsafe { strlcat_raw(dst, src, dsize) }
+    })
 }
 
 /// `size_t nc_strlcat(char* dst, const char* src, size_t dsize)`: the 4.10
@@ -198,8 +201,11 @@ pub unsafe extern "C" fn strlcat(dst: *mut c_char, src: *const c_char, dsize: us
 /// As [`strlcat`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_strlcat(dst: *mut c_char, src: *const c_char, dsize: usize) -> usize {
-    // SAFETY: forwarded caller contract.
-    catch(0, || unsafe { strlcat_raw(dst, src, dsize) })
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: dst is valid for dsize bytes and src NUL-terminated (this
+        // export's contract), as strlcat_raw requires.
+        unsafe { strlcat_raw(dst, src, dsize) }
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -210,14 +216,52 @@ pub unsafe extern "C" fn nc_strlcat(dst: *mut c_char, src: *const c_char, dsize:
 /// calls it for `-L`.
 #[unsafe(no_mangle)]
 pub extern "C" fn ncsetlogging(tf: c_int) -> c_int {
-    catch(0, || c_int::from(crate::log::set_enabled(tf != 0)))
+    ffi_boundary!(on_panic(0) { c_int::from(crate::log::set_enabled(tf != 0)) })
+}
+
+/// netcdf-c >= 4.9.3's log levels (nclog.h): NCLOGOFF 0 .. NCLOGDEBUG 4.
+const NCLOGNOTE: c_int = 3;
+const NCLOGDEBUG: c_int = 4;
+
+/// The level reported while logging is on: the last one set, or NCLOGNOTE
+/// (what `NCLOGGING` and `ncsetlogging` switch on in netcdf-c).
+static LOG_LEVEL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(NCLOGNOTE);
+
+/// The current level: NCLOGOFF while logging is off.
+fn log_level() -> c_int {
+    if crate::log::enabled() {
+        LOG_LEVEL.load(std::sync::atomic::Ordering::Relaxed)
+    } else {
+        0
+    }
+}
+
+/// `int ncsetloglevel(int level)` (nclog.h, netcdf-c >= 4.9.3, the
+/// successor of `ncsetlogging`; every ncdump since then imports it for
+/// `-L`): set the log level, NCLOGOFF (0), NCLOGERR (1), NCLOGWARN (2),
+/// NCLOGNOTE (3) or NCLOGDEBUG (4), and return the previous one. Another
+/// value changes nothing and returns the current level, as netcdf-c. This
+/// library's log has no severity filter: every level above NCLOGOFF shows
+/// all of its lines.
+#[unsafe(no_mangle)]
+pub extern "C" fn ncsetloglevel(level: c_int) -> c_int {
+    ffi_boundary!(on_panic(0) {
+        let was = log_level();
+        if (0..=NCLOGDEBUG).contains(&level) {
+            if level > 0 {
+                LOG_LEVEL.store(level, std::sync::atomic::Ordering::Relaxed);
+            }
+            crate::log::set_enabled(level > 0);
+        }
+        was
+    })
 }
 
 /// Called by `ncvlog` (c/varargs.c) first: an error (tag NCLOGERR = 2) switches
 /// logging on, as netcdf-c does, and returns the previous state; other tags
 /// return -1.
 extern "C" fn log_begin(tag: c_int) -> c_int {
-    catch(-1, || {
+    ffi_boundary!(on_panic(-1) {
         if tag == 2 {
             c_int::from(crate::log::set_enabled(true))
         } else {
@@ -228,7 +272,7 @@ extern "C" fn log_begin(tag: c_int) -> c_int {
 
 /// Whether `ncvlog` should format and print its message.
 extern "C" fn log_enabled() -> c_int {
-    catch(0, || c_int::from(crate::log::enabled()))
+    ffi_boundary!(on_panic(0) { c_int::from(crate::log::enabled()) })
 }
 
 /// Print one formatted `nclog` message as netcdf-c does (`Tag:message`).
@@ -236,7 +280,7 @@ extern "C" fn log_enabled() -> c_int {
 /// # Safety
 /// `msg` is NULL or a NUL-terminated string.
 unsafe extern "C" fn log_line(tag: c_int, msg: *const c_char) {
-    catch((), || {
+    ffi_boundary!(on_panic(()) {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let text = unsafe { cbytes(msg) }.unwrap_or(b"");
         crate::log::c_line(tag, &String::from_utf8_lossy(text));
@@ -259,15 +303,17 @@ unsafe extern "C" {
 /// Fill in the hook table; runs once when the library is loaded, before any
 /// caller can reach `nclog`.
 extern "C" fn install_log_hooks() {
-    // SAFETY: runs in the loader's constructor phase, before any other code
-    // of this library, so nothing reads the table concurrently.
-    unsafe {
-        nczarr_log_hooks = LogHooks {
-            begin: Some(log_begin),
-            enabled: Some(log_enabled),
-            line: Some(log_line),
-        };
-    }
+    ffi_boundary!(on_panic(()) {
+        // SAFETY: runs in the loader's constructor phase, before any other
+        // code of this library, so nothing reads the table concurrently.
+        unsafe {
+            nczarr_log_hooks = LogHooks {
+                begin: Some(log_begin),
+                enabled: Some(log_enabled),
+                line: Some(log_line),
+            };
+        }
+    })
 }
 
 #[used]
@@ -295,7 +341,8 @@ const NCLIST_DEFAULT_ALLOC: usize = 16;
 /// # Safety
 /// `l` is NULL or points to a valid `NClist` not otherwise borrowed.
 unsafe fn list_mut<'a>(l: *mut NClist) -> Option<&'a mut NClist> {
-    // SAFETY: by the caller's contract.
+    // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+    // gives None.
     unsafe { l.as_mut() }
 }
 
@@ -392,13 +439,13 @@ impl NClist {
 /// `int nclistnull(void* e)`: 1 if `e` is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn nclistnull(e: *mut c_void) -> c_int {
-    c_int::from(e.is_null())
+    ffi_boundary!(on_panic(0) { c_int::from(e.is_null()) })
 }
 
 /// `NClist* nclistnew(void)`: an empty list (NULL when out of memory).
 #[unsafe(no_mangle)]
 pub extern "C" fn nclistnew() -> *mut NClist {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: malloc of the struct size; checked before use.
         let l = unsafe { libc::malloc(size_of::<NClist>()) }.cast::<NClist>();
         if !l.is_null() {
@@ -422,7 +469,7 @@ pub extern "C" fn nclistnew() -> *mut NClist {
 /// `l` is NULL or a list from `nclistnew`, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistfree(l: *mut NClist) -> c_int {
-    catch(1, || {
+    ffi_boundary!(on_panic(1) {
         if !l.is_null() {
             // SAFETY: l is a malloc'd NClist whose content is NULL or malloc'd.
             unsafe {
@@ -441,8 +488,9 @@ pub unsafe extern "C" fn nclistfree(l: *mut NClist) -> c_int {
 /// `l` is NULL or a valid list whose elements are NULL or malloc'd.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistclearall(l: *mut NClist) -> c_int {
-    catch(1, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(1) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         if let Some(list) = unsafe { list_mut(l) } {
             for &e in list.items() {
                 // SAFETY: elements are NULL or malloc'd, by the caller's contract.
@@ -460,11 +508,15 @@ pub unsafe extern "C" fn nclistclearall(l: *mut NClist) -> c_int {
 /// As both.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistfreeall(l: *mut NClist) -> c_int {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nclistclearall(l);
-        nclistfree(l)
-    }
+    ffi_boundary!(on_panic(1) {
+        // SAFETY: l is NULL or a list from nclistnew whose elements are NULL
+        // or malloc'd, not used afterwards (this export's contract): what
+        // both calls require.
+        unsafe {
+            nclistclearall(l);
+            nclistfree(l)
+        }
+    })
 }
 
 /// `int nclistsetalloc(NClist* l, size_t sz)`: make room for `sz` elements
@@ -474,8 +526,8 @@ pub unsafe extern "C" fn nclistfreeall(l: *mut NClist) -> c_int {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistsetalloc(l: *mut NClist, sz: usize) -> c_int {
-    // SAFETY: by the caller's contract.
-    catch(0, || {
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid list not otherwise borrowed (this export's contract).
         unsafe { list_mut(l) }.map_or(0, |list| c_int::from(list.set_alloc(sz)))
     })
 }
@@ -487,8 +539,8 @@ pub unsafe extern "C" fn nclistsetalloc(l: *mut NClist, sz: usize) -> c_int {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistsetlength(l: *mut NClist, n: usize) -> c_int {
-    // SAFETY: by the caller's contract.
-    catch(0, || {
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid list not otherwise borrowed (this export's contract).
         unsafe { list_mut(l) }.map_or(0, |list| c_int::from(list.set_length(n)))
     })
 }
@@ -500,8 +552,8 @@ pub unsafe extern "C" fn nclistsetlength(l: *mut NClist, n: usize) -> c_int {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistget(l: *const NClist, i: usize) -> *mut c_void {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid NClist (this export's contract); NULL gives None.
         unsafe { l.as_ref() }
             .and_then(|list| list.items().get(i).copied())
             .unwrap_or(ptr::null_mut())
@@ -515,8 +567,9 @@ pub unsafe extern "C" fn nclistget(l: *const NClist, i: usize) -> *mut c_void {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistset(l: *mut NClist, i: usize, e: *mut c_void) -> c_int {
-    catch(0, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         let Some(list) = (unsafe { list_mut(l) }) else {
             return 0;
         };
@@ -538,8 +591,9 @@ pub unsafe extern "C" fn nclistset(l: *mut NClist, i: usize, e: *mut c_void) -> 
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistinsert(l: *mut NClist, i: usize, e: *mut c_void) -> c_int {
-    catch(0, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         let Some(list) = (unsafe { list_mut(l) }) else {
             return 0;
         };
@@ -564,8 +618,8 @@ pub unsafe extern "C" fn nclistinsert(l: *mut NClist, i: usize, e: *mut c_void) 
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistpush(l: *mut NClist, e: *const c_void) -> c_int {
-    // SAFETY: by the caller's contract.
-    catch(0, || {
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid list not otherwise borrowed (this export's contract).
         unsafe { list_mut(l) }.map_or(0, |list| c_int::from(list.push(e.cast_mut())))
     })
 }
@@ -577,8 +631,9 @@ pub unsafe extern "C" fn nclistpush(l: *mut NClist, e: *const c_void) -> c_int {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistpop(l: *mut NClist) -> *mut c_void {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         match unsafe { list_mut(l) } {
             Some(list) if list.length > 0 => list.remove(list.length - 1),
             _ => ptr::null_mut(),
@@ -592,8 +647,8 @@ pub unsafe extern "C" fn nclistpop(l: *mut NClist) -> *mut c_void {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclisttop(l: *mut NClist) -> *mut c_void {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid NClist (this export's contract); NULL gives None.
         unsafe { l.as_ref() }
             .and_then(|list| list.items().last().copied())
             .unwrap_or(ptr::null_mut())
@@ -607,8 +662,8 @@ pub unsafe extern "C" fn nclisttop(l: *mut NClist) -> *mut c_void {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistremove(l: *mut NClist, i: usize) -> *mut c_void {
-    // SAFETY: by the caller's contract.
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid list not otherwise borrowed (this export's contract).
         unsafe { list_mut(l) }.map_or(ptr::null_mut(), |list| list.remove(i))
     })
 }
@@ -619,8 +674,8 @@ pub unsafe extern "C" fn nclistremove(l: *mut NClist, i: usize) -> *mut c_void {
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistcontains(l: *mut NClist, e: *mut c_void) -> c_int {
-    catch(0, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid NClist (this export's contract); NULL gives None.
         c_int::from(unsafe { l.as_ref() }.is_some_and(|list| list.items().contains(&e)))
     })
 }
@@ -634,8 +689,9 @@ pub unsafe extern "C" fn nclistcontains(l: *mut NClist, e: *mut c_void) -> c_int
 /// strings; `s` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistmatch(l: *mut NClist, s: *const c_char, casesensitive: c_int) -> c_int {
-    catch(0, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid NClist and s NULL or NUL-terminated (this export's
+        // contract); NULL gives None or an error.
         let (Some(list), Ok(want)) = (unsafe { l.as_ref() }, unsafe { cbytes(s) }) else {
             return 0;
         };
@@ -660,8 +716,9 @@ pub unsafe extern "C" fn nclistmatch(l: *mut NClist, s: *const c_char, casesensi
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistelemremove(l: *mut NClist, e: *mut c_void) -> c_int {
-    catch(0, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(0) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         let Some(list) = (unsafe { list_mut(l) }) else {
             return 0;
         };
@@ -683,8 +740,9 @@ pub unsafe extern "C" fn nclistelemremove(l: *mut NClist, e: *mut c_void) -> c_i
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistunique(l: *mut NClist) -> c_int {
-    catch(1, || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(1) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         if let Some(list) = unsafe { list_mut(l) } {
             let items = list.items_mut();
             let mut kept = 0;
@@ -709,8 +767,8 @@ pub unsafe extern "C" fn nclistunique(l: *mut NClist) -> c_int {
 /// NUL-terminated strings.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistclone(l: *const NClist, deep: c_int) -> *mut NClist {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid NClist (this export's contract); NULL gives None.
         let Some(src) = (unsafe { l.as_ref() }) else {
             return ptr::null_mut();
         };
@@ -751,8 +809,9 @@ pub unsafe extern "C" fn nclistclone(l: *const NClist, deep: c_int) -> *mut NCli
 /// `l` is NULL or a valid list.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nclistextract(l: *mut NClist) -> *mut c_void {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: l is NULL or a valid NClist not otherwise borrowed (this export's contract); NULL
+        // gives None.
         let Some(list) = (unsafe { list_mut(l) }) else {
             return ptr::null_mut();
         };
@@ -886,7 +945,7 @@ unsafe fn pairs_from_envv(v: *const *mut c_char) -> Vec<(String, String)> {
 /// # Safety
 /// `p` is NULL or NUL-terminated.
 unsafe fn lossy(p: *const c_char) -> Option<String> {
-    // SAFETY: by the caller's contract.
+    // SAFETY: p is NULL or NUL-terminated (this function's contract); cbytes rejects NULL.
     unsafe { cbytes(p) }
         .ok()
         .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -967,7 +1026,8 @@ unsafe fn ensure_pair(text: &mut *mut c_char, list: &mut *mut *mut c_char) -> Nc
 /// # Safety
 /// `u` holds NULL or NUL-terminated fields and NULL or valid envv lists.
 unsafe fn uri_from_c(u: &NCURI) -> Uri {
-    // SAFETY: by the caller's contract, for every field.
+    // SAFETY: every field of u is NULL or NUL-terminated and its lists NULL or valid envv arrays
+    // (this function's contract), as lossy and pairs_from_envv require.
     unsafe {
         Uri {
             protocol: lossy(u.protocol).unwrap_or_default(),
@@ -1055,7 +1115,7 @@ fn alloc_ncuri(original: &str, parsed: &Uri) -> NcResult<*mut NCURI> {
 /// `s` is NULL or NUL-terminated; `ncurip` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriparse(s: *const c_char, ncurip: *mut *mut NCURI) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let text = unsafe { cstr(s) }.map_err(|_| NcError::Url)?;
         let parsed = Uri::parse(text)?;
@@ -1078,8 +1138,9 @@ pub unsafe extern "C" fn ncuriparse(s: *const c_char, ncurip: *mut *mut NCURI) -
 /// malloc'd), not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurifree(u: *mut NCURI) {
-    catch((), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(()) {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         if let Some(r) = unsafe { u.as_mut() } {
             // SAFETY: fields are NULL or malloc'd; u itself is malloc'd.
             unsafe {
@@ -1106,8 +1167,9 @@ pub unsafe extern "C" fn ncuribuild(
     suffix: *const c_char,
     flags: c_int,
 ) -> *mut c_char {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let Some(r) = (unsafe { u.as_mut() }) else {
             return ptr::null_mut();
         };
@@ -1129,7 +1191,8 @@ pub unsafe extern "C" fn ncuribuild(
 /// # Safety
 /// As those functions.
 unsafe fn set_fragment_key(u: *mut NCURI, key: *const c_char, value: *const c_char, append: bool) -> NcResult<()> {
-    // SAFETY: by the caller's contract.
+    // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract); NULL
+    // gives None.
     let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
     // SAFETY: NULL or NUL-terminated by the caller's contract.
     let (key, value) = unsafe { (lossy(key).ok_or(NcError::Inval)?, lossy(value).unwrap_or_default()) };
@@ -1160,8 +1223,11 @@ unsafe fn set_fragment_key(u: *mut NCURI, key: *const c_char, value: *const c_ch
 /// `u` is NULL or a valid NCURI; `key`/`value` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriappendfragmentkey(u: *mut NCURI, key: *const c_char, value: *const c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
-    status(|| unsafe { set_fragment_key(u, key, value, true) })
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI, key and value NULL or
+        // NUL-terminated (this export's contract), as set_fragment_key requires.
+        unsafe { set_fragment_key(u, key, value, true) }
+    })
 }
 
 /// `int ncurisetfragmentkey(NCURI* u, const char* key, const char* value)`:
@@ -1171,8 +1237,11 @@ pub unsafe extern "C" fn ncuriappendfragmentkey(u: *mut NCURI, key: *const c_cha
 /// As [`ncuriappendfragmentkey`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisetfragmentkey(u: *mut NCURI, key: *const c_char, value: *const c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
-    status(|| unsafe { set_fragment_key(u, key, value, false) })
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI, key and value NULL or
+        // NUL-terminated (this export's contract), as set_fragment_key requires.
+        unsafe { set_fragment_key(u, key, value, false) }
+    })
 }
 
 /// Look `key` up in an envv list; a pointer to the stored value or NULL.
@@ -1206,8 +1275,9 @@ unsafe fn envv_lookup(v: *mut *mut c_char, key: &[u8]) -> *const c_char {
 /// `u` is NULL or a valid NCURI; `key` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurifragmentlookup(u: *mut NCURI, key: *const c_char) -> *const c_char {
-    catch(ptr::null(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null()) {
+        // SAFETY: u is NULL or a valid NCURI and key NULL or NUL-terminated (this export's
+        // contract); NULL gives None or an error.
         let (Some(r), Ok(k)) = (unsafe { u.as_mut() }, unsafe { cbytes(key) }) else {
             return ptr::null();
         };
@@ -1227,8 +1297,9 @@ pub unsafe extern "C" fn ncurifragmentlookup(u: *mut NCURI, key: *const c_char) 
 /// As [`ncurifragmentlookup`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriquerylookup(u: *mut NCURI, key: *const c_char) -> *const c_char {
-    catch(ptr::null(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null()) {
+        // SAFETY: u is NULL or a valid NCURI and key NULL or NUL-terminated (this export's
+        // contract); NULL gives None or an error.
         let (Some(r), Ok(k)) = (unsafe { u.as_ref() }, unsafe { cbytes(key) }) else {
             return ptr::null();
         };
@@ -1244,8 +1315,9 @@ pub unsafe extern "C" fn ncuriquerylookup(u: *mut NCURI, key: *const c_char) -> 
 /// `u` is NULL or a valid NCURI.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurifragmentparams(u: *mut NCURI) -> *const *const c_char {
-    catch(ptr::null(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null()) {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let Some(r) = (unsafe { u.as_mut() }) else {
             return ptr::null();
         };
@@ -1261,8 +1333,9 @@ pub unsafe extern "C" fn ncurifragmentparams(u: *mut NCURI) -> *const *const c_c
 /// `u` is NULL or a valid NCURI.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriqueryparams(u: *mut NCURI) -> *const *const c_char {
-    catch(ptr::null(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null()) {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let Some(r) = (unsafe { u.as_mut() }) else {
             return ptr::null();
         };
@@ -1277,7 +1350,8 @@ pub unsafe extern "C" fn ncuriqueryparams(u: *mut NCURI) -> *const *const c_char
 /// # Safety
 /// `u` is NULL or a valid NCURI; `s` NULL or NUL-terminated.
 unsafe fn set_string(u: *mut NCURI, s: *const c_char, pick: fn(&mut NCURI) -> &mut *mut c_char) -> NcResult<()> {
-    // SAFETY: by the caller's contract.
+    // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract); NULL
+    // gives None.
     let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
     // SAFETY: NULL or NUL-terminated; the field is NULL or malloc'd.
     unsafe {
@@ -1293,8 +1367,11 @@ unsafe fn set_string(u: *mut NCURI, s: *const c_char, pick: fn(&mut NCURI) -> &m
 /// `u` is NULL or a valid NCURI; `p` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisetprotocol(u: *mut NCURI, p: *const c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
-    status(|| unsafe { set_string(u, p, |r| &mut r.protocol) })
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI and p NULL or NUL-terminated
+        // (this export's contract), as set_string requires.
+        unsafe { set_string(u, p, |r| &mut r.protocol) }
+    })
 }
 
 /// `int ncurisethost(NCURI* u, const char* h)`: replace the host.
@@ -1303,8 +1380,11 @@ pub unsafe extern "C" fn ncurisetprotocol(u: *mut NCURI, p: *const c_char) -> c_
 /// As [`ncurisetprotocol`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisethost(u: *mut NCURI, h: *const c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
-    status(|| unsafe { set_string(u, h, |r| &mut r.host) })
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI and h NULL or NUL-terminated
+        // (this export's contract), as set_string requires.
+        unsafe { set_string(u, h, |r| &mut r.host) }
+    })
 }
 
 /// `int ncurisetpath(NCURI* u, const char* p)`: replace the path.
@@ -1313,8 +1393,11 @@ pub unsafe extern "C" fn ncurisethost(u: *mut NCURI, h: *const c_char) -> c_int 
 /// As [`ncurisetprotocol`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisetpath(u: *mut NCURI, p: *const c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
-    status(|| unsafe { set_string(u, p, |r| &mut r.path) })
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI and p NULL or NUL-terminated
+        // (this export's contract), as set_string requires.
+        unsafe { set_string(u, p, |r| &mut r.path) }
+    })
 }
 
 /// `int ncurisetquery(NCURI* u, const char* q)`: replace the query text and its
@@ -1324,8 +1407,9 @@ pub unsafe extern "C" fn ncurisetpath(u: *mut NCURI, p: *const c_char) -> c_int 
 /// As [`ncurisetprotocol`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisetquery(u: *mut NCURI, q: *const c_char) -> c_int {
-    status(|| {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
         // SAFETY: NULL or NUL-terminated.
         let q = unsafe { lossy(q) }.filter(|q| !q.is_empty());
@@ -1345,8 +1429,9 @@ pub unsafe extern "C" fn ncurisetquery(u: *mut NCURI, q: *const c_char) -> c_int
 /// As [`ncurisetprotocol`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurisetfragments(u: *mut NCURI, f: *const c_char) -> c_int {
-    status(|| {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(status {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let r = unsafe { u.as_mut() }.ok_or(NcError::Inval)?;
         // SAFETY: NULL or NUL-terminated.
         let f = unsafe { lossy(f) }.filter(|f| !f.is_empty());
@@ -1365,7 +1450,7 @@ pub unsafe extern "C" fn ncurisetfragments(u: *mut NCURI, f: *const c_char) -> c
 /// `u` is NULL or a valid NCURI.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncurirebuild(u: *mut NCURI) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         if u.is_null() {
             return Err(NcError::Inval);
         }
@@ -1389,8 +1474,9 @@ pub unsafe extern "C" fn ncurirebuild(u: *mut NCURI) -> c_int {
 /// `u` is NULL or a valid NCURI.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriclone(u: *mut NCURI) -> *mut NCURI {
-    catch(ptr::null_mut(), || {
-        // SAFETY: by the caller's contract.
+    ffi_boundary!(on_panic(ptr::null_mut()) {
+        // SAFETY: u is NULL or a valid NCURI not otherwise borrowed (this function's contract);
+        // NULL gives None.
         let Some(r) = (unsafe { u.as_mut() }) else {
             return ptr::null_mut();
         };
@@ -1411,7 +1497,7 @@ pub unsafe extern "C" fn ncuriclone(u: *mut NCURI) -> *mut NCURI {
 /// `s` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuridecode(s: *const c_char) -> *mut c_char {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: NULL or NUL-terminated.
         unsafe { cbytes(s) }.map_or(ptr::null_mut(), |b| malloc_cstring(&uri::decode_bytes(b)))
     })
@@ -1425,7 +1511,7 @@ pub unsafe extern "C" fn ncuridecode(s: *const c_char) -> *mut c_char {
 /// `s` and `decodeset` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuridecodepartial(s: *const c_char, decodeset: *const c_char) -> *mut c_char {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: NULL or NUL-terminated.
         let (Ok(b), Ok(set)) = (unsafe { cbytes(s) }, unsafe { cbytes(decodeset) }) else {
             return ptr::null_mut();
@@ -1443,7 +1529,7 @@ pub unsafe extern "C" fn ncuridecodepartial(s: *const c_char, decodeset: *const 
 /// `s` and `allowable` are NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriencodeonly(s: *const c_char, allowable: *const c_char) -> *mut c_char {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: NULL or NUL-terminated.
         let (b, allow) = unsafe { (cbytes(s), cbytes(allowable).unwrap_or(b"")) };
         b.map_or(ptr::null_mut(), |b| malloc_cstring(&uri::encode_bytes(b, allow)))
@@ -1457,7 +1543,7 @@ pub unsafe extern "C" fn ncuriencodeonly(s: *const c_char, allowable: *const c_c
 /// `s` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncuriencodeuserpwd(s: *const c_char) -> *mut c_char {
-    catch(ptr::null_mut(), || {
+    ffi_boundary!(on_panic(ptr::null_mut()) {
         // SAFETY: NULL or NUL-terminated.
         unsafe { cbytes(s) }.map_or(ptr::null_mut(), |b| {
             malloc_cstring(&uri::encode_bytes(b, uri::USERPWD_ALLOW.as_bytes()))
@@ -1480,6 +1566,25 @@ mod tests {
         // SAFETY: as above; freed once.
         unsafe { libc::free(p.cast()) };
         Some(s)
+    }
+
+    #[test]
+    fn log_levels() {
+        // Logging state is process-wide: restore it at the end.
+        let start = ncsetloglevel(-1);
+        assert_eq!(ncsetloglevel(NCLOGDEBUG), start);
+        assert_eq!(ncsetloglevel(2), NCLOGDEBUG);
+        assert!(crate::log::enabled());
+        // Out of range: nothing changes, the current level comes back.
+        assert_eq!(ncsetloglevel(5), 2);
+        assert_eq!(ncsetloglevel(-1), 2);
+        assert_eq!(ncsetloglevel(0), 2);
+        assert!(!crate::log::enabled());
+        assert_eq!(ncsetloglevel(0), 0);
+        // ncsetlogging switches the same log, at the level last set.
+        assert_eq!(ncsetlogging(1), 0);
+        assert_eq!(ncsetloglevel(0), 2);
+        ncsetloglevel(start);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::ffi::{c_int, c_uchar, c_ushort};
 
 use crate::error::NcError;
-use crate::ffi::{cbytes, put, status};
+use crate::ffi::{cbytes, ffi_boundary, put};
 
 /// `int nc_utf8_to_utf16(const unsigned char* s8, unsigned short** utf16p, size_t* lenp)`
 ///
@@ -21,7 +21,7 @@ use crate::ffi::{cbytes, put, status};
 /// valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_utf8_to_utf16(s8: *const c_uchar, utf16p: *mut *mut c_ushort, lenp: *mut usize) -> c_int {
-    status(|| {
+    ffi_boundary!(status {
         // SAFETY: NULL or NUL-terminated, by the caller's contract.
         let bytes = unsafe { cbytes(s8.cast()) }?;
         let units = crate::api::utf16::utf8_to_ucs2(bytes)?;

@@ -14,15 +14,11 @@
 
 use std::ffi::{c_char, c_float, c_int};
 
-use crate::ffi::delegate::forward;
+use crate::error::NcError;
 use crate::ffi::file::{nc_get_var_chunk_cache, nc_set_chunk_cache, nc_set_var_chunk_cache};
-use crate::ffi::{NC_NOERR, catch, put, slice, slice_mut};
+use crate::ffi::{NC_NOERR, ffi_boundary, put, slice, slice_mut};
 use crate::ffi::{nc_def_var_chunking, nc_inq_var, nc_inq_var_chunking};
 
-const NC_EINVAL: c_int = -36;
-const NC_ERANGE: c_int = -60;
-const NC_ENOPAR: c_int = -114;
-const NC_EINTERNAL: c_int = -92;
 const NC_CHUNKED: c_int = 0;
 const MEGABYTE: usize = 1 << 20;
 
@@ -30,21 +26,23 @@ const MEGABYTE: usize = 1 << 20;
 fn ndims(ncid: c_int, varid: c_int) -> Result<usize, c_int> {
     let mut n = 0;
     let z: *mut c_int = std::ptr::null_mut();
-    // SAFETY: a local and NULLs.
+    // SAFETY: n is a local; every other output is NULL, which nc_inq_var ignores.
     let st = unsafe { nc_inq_var(ncid, varid, z.cast(), z, &mut n, z, z) };
     if st != NC_NOERR {
         return Err(st);
     }
-    usize::try_from(n).map_err(|_| NC_EINVAL)
+    usize::try_from(n).map_err(|_| NcError::Inval.code())
 }
 
 /// Global chunk cache: size in bytes, slots, preemption in percent (0..=100).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_chunk_cache_ints(size: c_int, nelems: c_int, preemption: c_int) -> c_int {
-    if size <= 0 || nelems <= 0 || !(0..=100).contains(&preemption) {
-        return NC_EINVAL;
-    }
-    nc_set_chunk_cache(size as usize, nelems as usize, preemption as c_float / 100.0)
+    ffi_boundary!(code {
+        if size <= 0 || nelems <= 0 || !(0..=100).contains(&preemption) {
+            return NcError::Inval.code();
+        }
+        nc_set_chunk_cache(size as usize, nelems as usize, preemption as c_float / 100.0)
+    })
 }
 
 /// # Safety
@@ -55,15 +53,15 @@ pub unsafe extern "C" fn nc_get_chunk_cache_ints(
     nelemsp: *mut c_int,
     preemptionp: *mut c_int,
 ) -> c_int {
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(status {
         let (s, n, p) = crate::model::cache_defaults();
-        // SAFETY: NULL or writable.
+        // SAFETY: each out-pointer is NULL or writable (this export's contract).
         unsafe {
             put(sizep, s as c_int);
             put(nelemsp, n as c_int);
             put(preemptionp, (p * 100.0) as c_int);
         }
-        NC_NOERR
+        Ok(())
     })
 }
 
@@ -77,10 +75,9 @@ pub extern "C" fn nc_set_var_chunk_cache_ints(
     nelems: c_int,
     preemption: c_int,
 ) -> c_int {
-    forward!(ncid => nc_set_var_chunk_cache_ints(ncid, varid, size, nelems, preemption));
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(forward ncid => nc_set_var_chunk_cache_ints(ncid, varid, size, nelems, preemption); code {
         let (mut s, mut n, mut p) = (0usize, 0usize, 0.0 as c_float);
-        // SAFETY: locals.
+        // SAFETY: the three outputs are locals.
         let st = unsafe { nc_get_var_chunk_cache(ncid, varid, &mut s, &mut n, &mut p) };
         if st != NC_NOERR {
             return st;
@@ -108,13 +105,12 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(
     nelemsp: *mut c_int,
     preemptionp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_get_var_chunk_cache_ints(ncid, varid, sizep, nelemsp, preemptionp));
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(forward ncid => nc_get_var_chunk_cache_ints(ncid, varid, sizep, nelemsp, preemptionp); code {
         let (mut s, mut n, mut p) = (0usize, 0usize, 0.0 as c_float);
-        // SAFETY: locals.
+        // SAFETY: the three outputs are locals.
         let st = unsafe { nc_get_var_chunk_cache(ncid, varid, &mut s, &mut n, &mut p) };
         if st == NC_NOERR {
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe {
                 put(sizep, (s / MEGABYTE) as c_int);
                 put(nelemsp, n as c_int);
@@ -136,8 +132,7 @@ pub unsafe extern "C" fn nc_def_var_chunking_ints(
     storage: c_int,
     chunksizesp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_def_var_chunking_ints(ncid, varid, storage, chunksizesp));
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(forward ncid => nc_def_var_chunking_ints(ncid, varid, storage, chunksizesp); code {
         let n = match ndims(ncid, varid) {
             Ok(n) => n,
             Err(e) => return e,
@@ -146,17 +141,15 @@ pub unsafe extern "C" fn nc_def_var_chunking_ints(
             // SAFETY: NULL chunk sizes are allowed by nc_def_var_chunking.
             return unsafe { nc_def_var_chunking(ncid, varid, storage, std::ptr::null()) };
         }
-        // SAFETY: one size per dimension (module contract).
-        let Ok(ints) = (unsafe { slice(chunksizesp.cast_const(), n) }) else {
-            return NC_EINVAL;
+        // SAFETY: chunksizesp is non-NULL and holds one size per dimension
+        // (this export's contract).
+        let ints = match unsafe { slice(chunksizesp.cast_const(), n) } {
+            Ok(i) => i,
+            Err(e) => return e.code(),
         };
-        let mut sizes = Vec::with_capacity(n);
-        for &c in ints {
-            match usize::try_from(c) {
-                Ok(c) => sizes.push(c),
-                Err(_) => return NC_EINVAL,
-            }
-        }
+        let Ok(sizes) = ints.iter().map(|&c| usize::try_from(c)).collect::<Result<Vec<usize>, _>>() else {
+            return NcError::Inval.code();
+        };
         // SAFETY: sizes holds one size per dimension.
         unsafe { nc_def_var_chunking(ncid, varid, storage, sizes.as_ptr()) }
     })
@@ -174,31 +167,32 @@ pub unsafe extern "C" fn nc_inq_var_chunking_ints(
     storagep: *mut c_int,
     chunksizesp: *mut c_int,
 ) -> c_int {
-    forward!(ncid => nc_inq_var_chunking_ints(ncid, varid, storagep, chunksizesp));
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(forward ncid => nc_inq_var_chunking_ints(ncid, varid, storagep, chunksizesp); code {
         let n = match ndims(ncid, varid) {
             Ok(n) => n,
             Err(e) => return e,
         };
         let mut storage = 0;
         let mut sizes = vec![0usize; n];
-        // SAFETY: locals with room for every dimension.
+        // SAFETY: storage is a local and sizes has room for every dimension.
         let st = unsafe { nc_inq_var_chunking(ncid, varid, &mut storage, sizes.as_mut_ptr()) };
         if st != NC_NOERR {
             return st;
         }
-        // SAFETY: NULL or writable.
+        // SAFETY: storagep is NULL or writable (this export's contract).
         unsafe { put(storagep, storage) };
         let mut ret = NC_NOERR;
         if !chunksizesp.is_null() && storage == NC_CHUNKED {
-            // SAFETY: one element per dimension (module contract).
-            let Ok(out) = (unsafe { slice_mut(chunksizesp, n) }) else {
-                return NC_EINVAL;
+            // SAFETY: chunksizesp is non-NULL with one element per dimension
+            // (this export's contract).
+            let out = match unsafe { slice_mut(chunksizesp, n) } {
+                Ok(o) => o,
+                Err(e) => return e.code(),
             };
             for (o, &s) in out.iter_mut().zip(&sizes) {
                 *o = s as c_int;
                 if s > c_int::MAX as usize {
-                    ret = NC_ERANGE;
+                    ret = NcError::Range.code();
                 }
             }
         }
@@ -215,7 +209,7 @@ pub extern "C" fn nc_open_par_fortran(
     _info: c_int,
     _ncidp: *mut c_int,
 ) -> c_int {
-    NC_ENOPAR
+    ffi_boundary!(status { Err(NcError::NoPar) })
 }
 
 /// Serial build: NC_ENOPAR.
@@ -227,7 +221,7 @@ pub extern "C" fn nc_create_par_fortran(
     _info: c_int,
     _ncidp: *mut c_int,
 ) -> c_int {
-    NC_ENOPAR
+    ffi_boundary!(status { Err(NcError::NoPar) })
 }
 
 /// Serial build: NC_ENOPAR (`MPI_Comm`/`MPI_Info` are `int` without MPI).
@@ -239,7 +233,7 @@ pub extern "C" fn nc_open_par(
     _info: c_int,
     _ncidp: *mut c_int,
 ) -> c_int {
-    NC_ENOPAR
+    ffi_boundary!(status { Err(NcError::NoPar) })
 }
 
 /// Serial build: NC_ENOPAR.
@@ -251,13 +245,14 @@ pub extern "C" fn nc_create_par(
     _info: c_int,
     _ncidp: *mut c_int,
 ) -> c_int {
-    NC_ENOPAR
+    ffi_boundary!(status { Err(NcError::NoPar) })
 }
 
 /// Serial build: NC_ENOPAR for every dataset, as a serial netcdf-c answers.
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_var_par_access(ncid: c_int, varid: c_int, par_access: c_int) -> c_int {
-    forward!(ncid => nc_var_par_access(ncid, varid, par_access));
-    let _ = (varid, par_access);
-    NC_ENOPAR
+    ffi_boundary!(forward ncid => nc_var_par_access(ncid, varid, par_access); status {
+        let _ = (varid, par_access);
+        Err(NcError::NoPar)
+    })
 }

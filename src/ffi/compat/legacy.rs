@@ -13,13 +13,10 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
 use crate::api::handles;
-use crate::ffi::delegate::forward;
+use crate::error::NcError;
 use crate::ffi::file::{nc_close, nc_create, nc_open};
-use crate::ffi::{NC_NOERR, catch, cbytes, put, status};
+use crate::ffi::{NC_NOERR, cbytes, ffi_boundary, put};
 
-const NC_EINVAL: c_int = -36;
-const NC_EIO: c_int = -68;
-const NC_EINTERNAL: c_int = -92;
 const NC_MAX_MAGIC_NUMBER_LEN: usize = 8;
 const NC_DISPATCH_VERSION: c_int = 5;
 /// The user-defined-format mode flags NC_UDF0..NC_UDF9 (netcdf.h).
@@ -42,8 +39,10 @@ pub unsafe extern "C" fn nc__create_mp(
     _chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { nc_create(path, cmode, ncidp) }
+    ffi_boundary!(code {
+        // SAFETY: path and ncidp carry nc_create's contract in this export too.
+        unsafe { nc_create(path, cmode, ncidp) }
+    })
 }
 
 /// `nc__open` with a base PE (ignored). Returns an ncid: no forwarding of its own.
@@ -58,8 +57,10 @@ pub unsafe extern "C" fn nc__open_mp(
     _chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { nc_open(path, mode, ncidp) }
+    ffi_boundary!(code {
+        // SAFETY: path and ncidp carry nc_open's contract in this export too.
+        unsafe { nc_open(path, mode, ncidp) }
+    })
 }
 
 /// netcdf-c's `nc_delete_mp`: open the dataset (so that a non-dataset is
@@ -72,20 +73,21 @@ pub unsafe extern "C" fn nc__open_mp(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_int {
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(code {
         let mut ncid = -1;
-        // SAFETY: forwarded contract; ncid is a local.
+        // SAFETY: path is NULL or NUL-terminated (this export's contract);
+        // ncid is a local.
         let st = unsafe { nc_open(path, 0, &mut ncid) };
         if st != NC_NOERR {
             return st;
         }
         let _ = nc_close(ncid);
         if basepe != 0 {
-            return NC_EINVAL;
+            return NcError::Inval.code();
         }
-        // SAFETY: path is NUL-terminated (nc_open accepted it).
+        // SAFETY: path is non-NULL and NUL-terminated (nc_open accepted it).
         if unsafe { libc::unlink(path) } == -1 {
-            return NC_EIO;
+            return NcError::Io.code();
         }
         NC_NOERR
     })
@@ -95,15 +97,18 @@ pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_i
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { nc_delete_mp(path, 0) }
+    ffi_boundary!(code {
+        // SAFETY: path carries nc_delete_mp's contract in this export too.
+        unsafe { nc_delete_mp(path, 0) }
+    })
 }
 
 /// Accepted and ignored for a valid ncid (NC_EBADID otherwise).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_base_pe(ncid: c_int, pe: c_int) -> c_int {
-    forward!(ncid => nc_set_base_pe(ncid, pe));
-    status(|| handles::get(ncid).map(|_| ()))
+    ffi_boundary!(forward ncid => nc_set_base_pe(ncid, pe); status {
+        handles::get(ncid).map(|_| ())
+    })
 }
 
 /// Always 0 for a valid ncid.
@@ -112,10 +117,9 @@ pub extern "C" fn nc_set_base_pe(ncid: c_int, pe: c_int) -> c_int {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
-    forward!(ncid => nc_inq_base_pe(ncid, pe));
-    status(|| {
+    ffi_boundary!(forward ncid => nc_inq_base_pe(ncid, pe); status {
         handles::get(ncid)?;
-        // SAFETY: NULL or writable.
+        // SAFETY: pe is NULL or writable (this export's contract).
         unsafe { put(pe, 0) };
         Ok(())
     })
@@ -165,30 +169,27 @@ pub unsafe extern "C" fn nc_def_user_format(
     dispatch_table: *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
-    catch(NC_EINTERNAL, || {
-        let Some(slot) = udf_slot(mode_flag) else {
-            return NC_EINVAL;
-        };
+    ffi_boundary!(status {
+        let slot = udf_slot(mode_flag).ok_or(NcError::Inval)?;
         if dispatch_table.is_null() {
-            return NC_EINVAL;
+            return Err(NcError::Inval);
         }
         let magic = if magic_number.is_null() {
             None
         } else {
-            // SAFETY: NUL-terminated (contract above).
-            let Ok(m) = (unsafe { cbytes(magic_number) }) else {
-                return NC_EINVAL;
-            };
+            // SAFETY: magic_number is non-NULL and NUL-terminated (this export's contract).
+            let m = unsafe { cbytes(magic_number) }?;
             if m.len() > NC_MAX_MAGIC_NUMBER_LEN {
-                return NC_EINVAL;
+                return Err(NcError::Inval);
             }
             Some(m)
         };
         // NC_Dispatch starts { int model; int dispatch_version; ... }.
-        // SAFETY: the table is an NC_Dispatch (contract above).
+        // SAFETY: dispatch_table is non-NULL and points to an NC_Dispatch
+        // (this export's contract), whose second member is an int.
         let version = unsafe { dispatch_table.cast::<c_int>().add(1).read() };
         if version != NC_DISPATCH_VERSION {
-            return NC_EINVAL;
+            return Err(NcError::Inval);
         }
         let mut udfs = UDFS.lock().unwrap_or_else(|p| p.into_inner());
         udfs[slot].table = dispatch_table as usize;
@@ -196,7 +197,7 @@ pub unsafe extern "C" fn nc_def_user_format(
             udfs[slot].magic = [0; NC_MAX_MAGIC_NUMBER_LEN];
             udfs[slot].magic[..m.len()].copy_from_slice(m);
         }
-        NC_NOERR
+        Ok(())
     })
 }
 
@@ -213,19 +214,18 @@ pub unsafe extern "C" fn nc_inq_user_format(
     dispatch_table: *mut *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
-    catch(NC_EINTERNAL, || {
-        let Some(slot) = udf_slot(mode_flag) else {
-            return NC_EINVAL;
-        };
+    ffi_boundary!(status {
+        let slot = udf_slot(mode_flag).ok_or(NcError::Inval)?;
         let udf = UDFS.lock().unwrap_or_else(|p| p.into_inner())[slot];
-        // SAFETY: NULL or writable (contract above).
+        // SAFETY: dispatch_table is NULL or writable, magic_number NULL or with
+        // room for NC_MAX_MAGIC_NUMBER_LEN bytes (this export's contract).
         unsafe {
             put(dispatch_table, udf.table as *mut NC_Dispatch);
             if !magic_number.is_null() {
                 std::ptr::copy_nonoverlapping(udf.magic.as_ptr(), magic_number.cast::<u8>(), NC_MAX_MAGIC_NUMBER_LEN);
             }
         }
-        NC_NOERR
+        Ok(())
     })
 }
 
@@ -245,20 +245,26 @@ pub unsafe extern "C" fn nc_inq_user_format(
 /// Each pointer is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn H5get_libversion(majnum: *mut u32, minnum: *mut u32, relnum: *mut u32) -> c_int {
-    type F = unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> c_int;
-    // SAFETY: dlsym with a NUL-terminated name; RTLD_NEXT skips this library.
-    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5get_libversion".as_ptr()) };
-    if !next.is_null() && next != H5get_libversion as *mut c_void {
-        // SAFETY: HDF5's H5get_libversion has exactly this prototype.
-        let f: F = unsafe { std::mem::transmute::<*mut c_void, F>(next) };
-        // SAFETY: the caller's pointers, under the caller's contract.
-        return unsafe { f(majnum, minnum, relnum) };
-    }
-    // SAFETY: NULL or writable.
-    unsafe {
-        put(majnum, 0);
-        put(minnum, 0);
-        put(relnum, 0);
-    }
-    NC_NOERR
+    // HDF5's herr_t: negative on failure.
+    ffi_boundary!(on_panic(-1) {
+        type F = unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> c_int;
+        // SAFETY: dlsym takes a NUL-terminated name; RTLD_NEXT searches the
+        // objects loaded after this library only.
+        let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5get_libversion".as_ptr()) };
+        if !next.is_null() && next != H5get_libversion as *mut c_void {
+            // SAFETY: next is HDF5's H5get_libversion, declared in H5public.h
+            // as herr_t(unsigned*, unsigned*, unsigned*): the type F.
+            let f: F = unsafe { std::mem::transmute::<*mut c_void, F>(next) };
+            // SAFETY: each pointer is NULL or writable (this export's
+            // contract), which HDF5 requires too.
+            return unsafe { f(majnum, minnum, relnum) };
+        }
+        // SAFETY: each pointer is NULL or writable (this export's contract).
+        unsafe {
+            put(majnum, 0);
+            put(minnum, 0);
+            put(relnum, 0);
+        }
+        NC_NOERR
+    })
 }

@@ -8,11 +8,11 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use crate::error::NcError;
 use crate::ffi::delegate;
+use crate::ffi::ffi_boundary;
 use crate::ffi::file::nc_close;
 
-const NC_EINVAL: c_int = -36;
-const NC_ENOTBUILT: c_int = -128;
 const NC_WRITE: c_int = 0x0001;
 const NC_MMAP: c_int = 0x0010;
 
@@ -28,8 +28,8 @@ pub struct NC_memio {
 }
 
 /// An in-memory image is a classic or HDF5 file, never Zarr: with arguments
-/// netcdf-c accepts, NC_ENOTBUILT (the system libnetcdf's work once
-/// delegation is in place); invalid arguments give NC_EINVAL as in netcdf-c.
+/// netcdf-c accepts, the system libnetcdf opens it (NC_ENOTBUILT without
+/// one); invalid arguments give NC_EINVAL as in netcdf-c.
 ///
 /// # Safety
 /// See the module documentation.
@@ -41,21 +41,25 @@ pub unsafe extern "C" fn nc_open_mem(
     memory: *mut c_void,
     ncidp: *mut c_int,
 ) -> c_int {
-    if path.is_null() || memory.is_null() || size < 4 || mode & (NC_WRITE | NC_MMAP) != 0 {
-        return NC_EINVAL;
-    }
-    // An in-memory image is a netCDF file, never Zarr: the system library's.
-    let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_void, *mut c_int) -> c_int = nc_open_mem;
-    // SAFETY: same prototype in every netcdf-c.
-    if let Some(f) = unsafe { delegate::function(like, b"nc_open_mem\0") } {
+    ffi_boundary!(code {
+        if path.is_null() || memory.is_null() || size < 4 || mode & (NC_WRITE | NC_MMAP) != 0 {
+            return NcError::Inval.code();
+        }
+        let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_void, *mut c_int) -> c_int = nc_open_mem;
+        // SAFETY: netcdf_mem.h declares nc_open_mem as
+        // int(const char*, int, size_t, void*, int*) in every netcdf-c, the
+        // type of `like`.
+        let Some(f) = (unsafe { delegate::function(like, b"nc_open_mem\0") }) else {
+            return NcError::NotBuilt.code();
+        };
         let mut ext = -1;
         let _g = delegate::serial();
-        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        // SAFETY: path is NUL-terminated and memory holds size bytes (this
+        // export's contract); ext is a local.
         let rc = unsafe { f(path, mode, size, memory, &mut ext) };
-        // SAFETY: ncidp NULL or writable.
-        return unsafe { delegate::adopt(rc, ext, ncidp) };
-    }
-    NC_ENOTBUILT
+        // SAFETY: ncidp is NULL or writable (this export's contract).
+        unsafe { delegate::adopt(rc, ext, ncidp) }
+    })
 }
 
 /// See `nc_open_mem`.
@@ -69,20 +73,23 @@ pub unsafe extern "C" fn nc_create_mem(
     initialsize: usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    if path.is_null() || mode & NC_MMAP != 0 {
-        return NC_EINVAL;
-    }
-    let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_int) -> c_int = nc_create_mem;
-    // SAFETY: same prototype in every netcdf-c.
-    if let Some(f) = unsafe { delegate::function(like, b"nc_create_mem\0") } {
+    ffi_boundary!(code {
+        if path.is_null() || mode & NC_MMAP != 0 {
+            return NcError::Inval.code();
+        }
+        let like: unsafe extern "C" fn(*const c_char, c_int, usize, *mut c_int) -> c_int = nc_create_mem;
+        // SAFETY: netcdf_mem.h declares nc_create_mem as
+        // int(const char*, int, size_t, int*) in every netcdf-c, the type of `like`.
+        let Some(f) = (unsafe { delegate::function(like, b"nc_create_mem\0") }) else {
+            return NcError::NotBuilt.code();
+        };
         let mut ext = -1;
         let _g = delegate::serial();
-        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        // SAFETY: path is NUL-terminated (this export's contract); ext is a local.
         let rc = unsafe { f(path, mode, initialsize, &mut ext) };
-        // SAFETY: ncidp NULL or writable.
-        return unsafe { delegate::adopt(rc, ext, ncidp) };
-    }
-    NC_ENOTBUILT
+        // SAFETY: ncidp is NULL or writable (this export's contract).
+        unsafe { delegate::adopt(rc, ext, ncidp) }
+    })
 }
 
 /// See `nc_open_mem`.
@@ -96,26 +103,30 @@ pub unsafe extern "C" fn nc_open_memio(
     info: *mut NC_memio,
     ncidp: *mut c_int,
 ) -> c_int {
-    let _ = ncidp;
-    if path.is_null() || info.is_null() || mode & NC_MMAP != 0 {
-        return NC_EINVAL;
-    }
-    // SAFETY: non-NULL NC_memio (contract above).
-    let (size, memory) = unsafe { ((*info).size, (*info).memory) };
-    if memory.is_null() || size < 4 {
-        return NC_EINVAL;
-    }
-    let like: unsafe extern "C" fn(*const c_char, c_int, *mut NC_memio, *mut c_int) -> c_int = nc_open_memio;
-    // SAFETY: same prototype (and NC_memio layout) in every netcdf-c.
-    if let Some(f) = unsafe { delegate::function(like, b"nc_open_memio\0") } {
+    ffi_boundary!(code {
+        if path.is_null() || info.is_null() || mode & NC_MMAP != 0 {
+            return NcError::Inval.code();
+        }
+        // SAFETY: info is non-NULL and points to an NC_memio (this export's contract).
+        let (size, memory) = unsafe { ((*info).size, (*info).memory) };
+        if memory.is_null() || size < 4 {
+            return NcError::Inval.code();
+        }
+        let like: unsafe extern "C" fn(*const c_char, c_int, *mut NC_memio, *mut c_int) -> c_int = nc_open_memio;
+        // SAFETY: netcdf_mem.h declares nc_open_memio as
+        // int(const char*, int, NC_memio*, int*) with this NC_memio layout in
+        // every netcdf-c, the type of `like`.
+        let Some(f) = (unsafe { delegate::function(like, b"nc_open_memio\0") }) else {
+            return NcError::NotBuilt.code();
+        };
         let mut ext = -1;
         let _g = delegate::serial();
-        // SAFETY: arguments passed on under the caller's contract; ext is a local.
+        // SAFETY: path is NUL-terminated and info a valid NC_memio (this
+        // export's contract); ext is a local.
         let rc = unsafe { f(path, mode, info, &mut ext) };
-        // SAFETY: ncidp NULL or writable.
-        return unsafe { delegate::adopt(rc, ext, ncidp) };
-    }
-    NC_ENOTBUILT
+        // SAFETY: ncidp is NULL or writable (this export's contract).
+        unsafe { delegate::adopt(rc, ext, ncidp) }
+    })
 }
 
 /// Close a dataset; `info` is left untouched, as netcdf-c's NCZarr close
@@ -125,19 +136,22 @@ pub unsafe extern "C" fn nc_open_memio(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_int {
-    if let Some(d) = delegate::lookup(ncid) {
+    ffi_boundary!(code {
+        let Some(d) = delegate::lookup(ncid) else {
+            return nc_close(ncid);
+        };
         let like: unsafe extern "C" fn(c_int, *mut NC_memio) -> c_int = nc_close_memio;
-        // SAFETY: same prototype in every netcdf-c.
+        // SAFETY: netcdf_mem.h declares nc_close_memio as int(int, NC_memio*)
+        // in every netcdf-c, the type of `like`.
         let rc = match unsafe { delegate::function(like, b"nc_close_memio\0") } {
             Some(f) => {
                 let _g = delegate::serial();
-                // SAFETY: info passed on under the caller's contract.
+                // SAFETY: info is NULL or a writable NC_memio (this export's contract).
                 unsafe { f(d.ext_ncid, info) }
             }
-            None => NC_ENOTBUILT,
+            None => NcError::NotBuilt.code(),
         };
         crate::api::handles::remove_foreign(ncid);
-        return rc;
-    }
-    nc_close(ncid)
+        rc
+    })
 }

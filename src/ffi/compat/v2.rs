@@ -27,6 +27,7 @@
 
 use std::ffi::{CStr, CString, c_char, c_int, c_long, c_void};
 
+use crate::error::NcError;
 use crate::ffi::att::{nc_copy_att, nc_del_att, nc_get_att, nc_inq_att, nc_inq_attname, nc_put_att, nc_rename_att};
 use crate::ffi::data::{
     nc_get_var1, nc_get_vara, nc_get_varm, nc_get_vars, nc_put_var1, nc_put_vara, nc_put_varm, nc_put_vars,
@@ -34,17 +35,13 @@ use crate::ffi::data::{
 use crate::ffi::file::{
     nc_abort, nc_close, nc_create, nc_enddef, nc_inq, nc_inq_unlimdim, nc_open, nc_redef, nc_set_fill, nc_sync,
 };
-use crate::ffi::{NC_NOERR, catch, put, slice_mut};
+use crate::ffi::{NC_NOERR, ffi_boundary, put, slice_mut};
 use crate::ffi::{
     nc_def_dim, nc_def_var, nc_inq_dim, nc_inq_dimid, nc_inq_dimlen, nc_inq_var, nc_inq_varid, nc_rename_dim,
     nc_rename_var,
 };
 
-const NC_EINVAL: c_int = -36;
-const NC_EBADTYPE: c_int = -45;
-const NC_EDIMSIZE: c_int = -63;
-const NC_EINTERNAL: c_int = -92;
-const NC_MAX_VAR_DIMS: usize = 1024;
+use crate::model::types::NC_MAX_VAR_DIMS;
 
 const _: () = assert!(size_of::<c_long>() == size_of::<usize>() && size_of::<c_long>() == size_of::<isize>());
 
@@ -57,7 +54,7 @@ unsafe extern "C" {
 fn advise(routine: &CStr, err: c_int, detail: &str) {
     let detail = CString::new(detail.replace('\0', "")).unwrap_or_default();
     // SAFETY: both strings are NUL-terminated and live across the call; the
-    // format consumes exactly one `char*` argument.
+    // format "%s" consumes exactly the one `char*` argument given.
     unsafe { nc_advise(routine.as_ptr(), err, c"%s".as_ptr(), detail.as_ptr()) };
 }
 
@@ -71,13 +68,10 @@ fn v2(routine: &CStr, status: c_int, detail: impl FnOnce() -> String, ok: c_int)
     }
 }
 
-/// Run a v2 body, a panic becoming a reported NC_EINTERNAL.
-fn guard(routine: &'static CStr, f: impl FnOnce() -> c_int) -> c_int {
-    let r = catch(None, || Some(f()));
-    r.unwrap_or_else(|| {
-        advise(routine, NC_EINTERNAL, "");
-        -1
-    })
+/// The v2 answer to a panic caught at the boundary: a reported NC_EINTERNAL.
+fn v2_panic(routine: &CStr) -> c_int {
+    advise(routine, NcError::Internal.code(), "");
+    -1
 }
 
 fn ncid_detail(ncid: c_int) -> impl FnOnce() -> String {
@@ -87,23 +81,26 @@ fn ncid_detail(ncid: c_int) -> impl FnOnce() -> String {
 /// Size in bytes of one value of an atomic type, or -1 (netcdf-c's table).
 #[unsafe(no_mangle)]
 pub extern "C" fn nctypelen(datatype: c_int) -> c_int {
-    match datatype {
-        1 | 2 | 7 => 1,
-        3 | 8 => 2,
-        4 | 5 | 9 => 4,
-        6 | 10 | 11 => 8,
-        12 => size_of::<*const c_char>() as c_int,
-        _ => -1,
-    }
+    ffi_boundary!(on_panic(-1) {
+        match datatype {
+            1 | 2 | 7 => 1,
+            3 | 8 => 2,
+            4 | 5 | 9 => 4,
+            6 | 10 | 11 => 8,
+            12 => size_of::<*const c_char>() as c_int,
+            _ => -1,
+        }
+    })
 }
 
 /// # Safety
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nccreate(path: *const c_char, cmode: c_int) -> c_int {
-    guard(c"nccreate", || {
+    ffi_boundary!(on_panic(v2_panic(c"nccreate")) {
         let mut ncid = -1;
-        // SAFETY: forwarded contract; ncid is a local.
+        // SAFETY: the caller's pointers reach nc_create with the contract this module documents for
+        // them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_create(path, cmode, &mut ncid) };
         v2(c"nccreate", st, || format!("filename \"{}\"", show(path)), ncid)
     })
@@ -113,9 +110,10 @@ pub unsafe extern "C" fn nccreate(path: *const c_char, cmode: c_int) -> c_int {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncopen(path: *const c_char, mode: c_int) -> c_int {
-    guard(c"ncopen", || {
+    ffi_boundary!(on_panic(v2_panic(c"ncopen")) {
         let mut ncid = -1;
-        // SAFETY: forwarded contract; ncid is a local.
+        // SAFETY: the caller's pointers reach nc_open with the contract this module documents for
+        // them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_open(path, mode, &mut ncid) };
         v2(c"ncopen", st, || format!("filename \"{}\"", show(path)), ncid)
     })
@@ -133,8 +131,8 @@ fn show(p: *const c_char) -> String {
 /// Returns the previous fill mode, or -1.
 #[unsafe(no_mangle)]
 pub extern "C" fn ncsetfill(ncid: c_int, fillmode: c_int) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncsetfill", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncsetfill")) {
         let mut old = -1;
         // SAFETY: old is a local.
         let st = unsafe { nc_set_fill(ncid, fillmode, &mut old) };
@@ -146,8 +144,8 @@ macro_rules! v2_simple {
     ($name:ident, $routine:literal, $call:ident) => {
         #[unsafe(no_mangle)]
         pub extern "C" fn $name(ncid: c_int) -> c_int {
-            // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-            guard($routine, || v2($routine, $call(ncid), ncid_detail(ncid), 0))
+            // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+            ffi_boundary!(on_panic(v2_panic($routine)) { v2($routine, $call(ncid), ncid_detail(ncid), 0) })
         }
     };
 }
@@ -169,13 +167,13 @@ pub unsafe extern "C" fn ncinquire(
     natts: *mut c_int,
     recdim: *mut c_int,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncinquire", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncinquire")) {
         let (mut nd, mut nv, mut na, mut rd) = (0, 0, 0, -1);
-        // SAFETY: locals.
+        // SAFETY: every output given to nc_inq is a local or NULL (which it ignores).
         let st = unsafe { nc_inq(ncid, &mut nd, &mut nv, &mut na, &mut rd) };
         if st == NC_NOERR {
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe {
                 put(ndims, nd);
                 put(nvars, nv);
@@ -193,13 +191,14 @@ pub unsafe extern "C" fn ncinquire(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncdimdef(ncid: c_int, name: *const c_char, length: c_long) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncdimdef", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncdimdef")) {
         if length < 0 {
-            return v2(c"ncdimdef", NC_EDIMSIZE, ncid_detail(ncid), -1);
+            return v2(c"ncdimdef", NcError::DimSize.code(), ncid_detail(ncid), -1);
         }
         let mut dimid = -1;
-        // SAFETY: forwarded contract; dimid is a local.
+        // SAFETY: the caller's pointers reach nc_def_dim with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_def_dim(ncid, name, length as usize, &mut dimid) };
         v2(c"ncdimdef", st, ncid_detail(ncid), dimid)
     })
@@ -209,10 +208,11 @@ pub unsafe extern "C" fn ncdimdef(ncid: c_int, name: *const c_char, length: c_lo
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncdimid(ncid: c_int, name: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncdimid", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncdimid")) {
         let mut dimid = -1;
-        // SAFETY: forwarded contract; dimid is a local.
+        // SAFETY: the caller's pointers reach nc_inq_dimid with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_dimid(ncid, name, &mut dimid) };
         v2(c"ncdimid", st, ncid_detail(ncid), dimid)
     })
@@ -225,13 +225,14 @@ pub unsafe extern "C" fn ncdimid(ncid: c_int, name: *const c_char) -> c_int {
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncdiminq(ncid: c_int, dimid: c_int, name: *mut c_char, length: *mut c_long) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncdiminq", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncdiminq")) {
         let mut len = 0usize;
-        // SAFETY: forwarded contract; len is a local.
+        // SAFETY: the caller's pointers reach nc_inq_dim with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_dim(ncid, dimid, name, &mut len) };
         if st == NC_NOERR {
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe { put(length, len as c_long) };
         }
         v2(c"ncdiminq", st, ncid_detail(ncid), dimid)
@@ -242,9 +243,10 @@ pub unsafe extern "C" fn ncdiminq(ncid: c_int, dimid: c_int, name: *mut c_char, 
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncdimrename(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncdimrename", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncdimrename")) {
+        // SAFETY: the caller's pointers reach nc_rename_dim with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_rename_dim(ncid, dimid, name) };
         v2(c"ncdimrename", st, ncid_detail(ncid), dimid)
     })
@@ -262,10 +264,11 @@ pub unsafe extern "C" fn ncvardef(
     ndims: c_int,
     dim: *const c_int,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvardef", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvardef")) {
         let mut varid = -1;
-        // SAFETY: forwarded contract; varid is a local.
+        // SAFETY: the caller's pointers reach nc_def_var with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_def_var(ncid, name, datatype, ndims, dim, &mut varid) };
         v2(c"ncvardef", st, ncid_detail(ncid), varid)
     })
@@ -275,10 +278,11 @@ pub unsafe extern "C" fn ncvardef(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncvarid(ncid: c_int, name: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarid", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarid")) {
         let mut varid = -1;
-        // SAFETY: forwarded contract; varid is a local.
+        // SAFETY: the caller's pointers reach nc_inq_varid with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_varid(ncid, name, &mut varid) };
         v2(c"ncvarid", st, ncid_detail(ncid), varid)
     })
@@ -298,13 +302,14 @@ pub unsafe extern "C" fn ncvarinq(
     dim: *mut c_int,
     natts: *mut c_int,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarinq", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarinq")) {
         let (mut nd, mut na) = (0, 0);
-        // SAFETY: forwarded contract; nd, na are locals.
+        // SAFETY: the caller's pointers reach nc_inq_var with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_var(ncid, varid, name, datatype, &mut nd, dim, &mut na) };
         if st == NC_NOERR {
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe {
                 put(ndims, nd);
                 put(natts, na);
@@ -318,9 +323,10 @@ pub unsafe extern "C" fn ncvarinq(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncvarrename(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarrename", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarrename")) {
+        // SAFETY: the caller's pointers reach nc_rename_var with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_rename_var(ncid, varid, name) };
         v2(c"ncvarrename", st, ncid_detail(ncid), varid)
     })
@@ -332,9 +338,10 @@ pub unsafe extern "C" fn ncvarrename(ncid: c_int, varid: c_int, name: *const c_c
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncvarput1(ncid: c_int, varid: c_int, index: *const c_long, value: *const c_void) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarput1", || {
-        // SAFETY: forwarded contract; long and size_t have one layout (checked above).
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarput1")) {
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_put_var1 as the module documentation promises.
         let st = unsafe { nc_put_var1(ncid, varid, index.cast(), value) };
         v2(c"ncvarput1", st, ncid_detail(ncid), 0)
     })
@@ -344,9 +351,10 @@ pub unsafe extern "C" fn ncvarput1(ncid: c_int, varid: c_int, index: *const c_lo
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncvarget1(ncid: c_int, varid: c_int, index: *const c_long, value: *mut c_void) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarget1", || {
-        // SAFETY: as ncvarput1.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarget1")) {
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_get_var1 as the module documentation promises.
         let st = unsafe { nc_get_var1(ncid, varid, index.cast(), value) };
         v2(c"ncvarget1", st, ncid_detail(ncid), 0)
     })
@@ -362,9 +370,10 @@ pub unsafe extern "C" fn ncvarput(
     count: *const c_long,
     value: *const c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarput", || {
-        // SAFETY: as ncvarput1.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarput")) {
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_put_vara as the module documentation promises.
         let st = unsafe { nc_put_vara(ncid, varid, start.cast(), count.cast(), value) };
         v2(c"ncvarput", st, ncid_detail(ncid), 0)
     })
@@ -380,9 +389,10 @@ pub unsafe extern "C" fn ncvarget(
     count: *const c_long,
     value: *mut c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncvarget", || {
-        // SAFETY: as ncvarput1.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarget")) {
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_get_vara as the module documentation promises.
         let st = unsafe { nc_get_vara(ncid, varid, start.cast(), count.cast(), value) };
         v2(c"ncvarget", st, || format!("ncid {ncid}; varid {varid}"), 0)
     })
@@ -399,13 +409,14 @@ pub unsafe extern "C" fn ncvarputs(
     stride: *const c_long,
     value: *const c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    if stride.is_null() {
-        // SAFETY: forwarded contract.
-        return unsafe { ncvarput(ncid, varid, start, count, value) };
-    }
-    guard(c"ncvarputs", || {
-        // SAFETY: as ncvarput1 (long and ptrdiff_t too).
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarputs")) {
+        if stride.is_null() {
+            // SAFETY: the other arguments carry ncvarput's contract in this export too.
+            return unsafe { ncvarput(ncid, varid, start, count, value) };
+        }
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_put_vars as the module documentation promises.
         let st = unsafe { nc_put_vars(ncid, varid, start.cast(), count.cast(), stride.cast(), value) };
         v2(c"ncvarputs", st, ncid_detail(ncid), 0)
     })
@@ -422,13 +433,14 @@ pub unsafe extern "C" fn ncvargets(
     stride: *const c_long,
     value: *mut c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    if stride.is_null() {
-        // SAFETY: forwarded contract.
-        return unsafe { ncvarget(ncid, varid, start, count, value) };
-    }
-    guard(c"ncvargets", || {
-        // SAFETY: as ncvarputs.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvargets")) {
+        if stride.is_null() {
+            // SAFETY: the other arguments carry ncvarget's contract in this export too.
+            return unsafe { ncvarget(ncid, varid, start, count, value) };
+        }
+        // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the caller's
+        // index vectors and buffer reach nc_get_vars as the module documentation promises.
         let st = unsafe { nc_get_vars(ncid, varid, start.cast(), count.cast(), stride.cast(), value) };
         v2(c"ncvargets", st, ncid_detail(ncid), 0)
     })
@@ -441,16 +453,16 @@ pub unsafe extern "C" fn ncvargets(
 unsafe fn element_map(ncid: c_int, varid: c_int, map: *const c_long) -> Result<Vec<isize>, c_int> {
     let (mut xtype, mut ndims) = (0, 0);
     let n: *mut c_int = std::ptr::null_mut();
-    // SAFETY: locals and NULLs.
+    // SAFETY: every output given to nc_inq_var is a local or NULL (which it ignores).
     let st = unsafe { nc_inq_var(ncid, varid, n.cast(), &mut xtype, &mut ndims, n, n) };
     if st != NC_NOERR {
         return Err(st);
     }
     let size = nctypelen(xtype);
     if size <= 0 {
-        return Err(NC_EBADTYPE);
+        return Err(NcError::BadType.code());
     }
-    let ndims = usize::try_from(ndims).map_err(|_| NC_EINVAL)?;
+    let ndims = usize::try_from(ndims).map_err(|_| NcError::Inval.code())?;
     // SAFETY: one element per dimension (module contract).
     let m = unsafe { crate::ffi::slice(map, ndims) }.map_err(|e| e.code())?;
     Ok(m.iter().map(|&b| (b / c_long::from(size)) as isize).collect())
@@ -468,15 +480,18 @@ pub unsafe extern "C" fn ncvarputg(
     map: *const c_long,
     value: *const c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    if map.is_null() {
-        // SAFETY: forwarded contract.
-        return unsafe { ncvarputs(ncid, varid, start, count, stride, value) };
-    }
-    guard(c"ncvarputg", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvarputg")) {
+        if map.is_null() {
+            // SAFETY: the other arguments carry ncvarputs's contract in this export too.
+            return unsafe { ncvarputs(ncid, varid, start, count, stride, value) };
+        }
+        // SAFETY: the caller's pointers reach element_map with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = match unsafe { element_map(ncid, varid, map) } {
-            // SAFETY: as ncvarputs; imap has one entry per dimension.
+            // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the
+            // caller's index vectors and buffer reach nc_put_varm as the module documentation
+            // promises.
             Ok(imap) => unsafe {
                 nc_put_varm(
                     ncid,
@@ -506,15 +521,18 @@ pub unsafe extern "C" fn ncvargetg(
     map: *const c_long,
     value: *mut c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    if map.is_null() {
-        // SAFETY: forwarded contract.
-        return unsafe { ncvargets(ncid, varid, start, count, stride, value) };
-    }
-    guard(c"ncvargetg", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncvargetg")) {
+        if map.is_null() {
+            // SAFETY: the other arguments carry ncvargets's contract in this export too.
+            return unsafe { ncvargets(ncid, varid, start, count, stride, value) };
+        }
+        // SAFETY: the caller's pointers reach element_map with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = match unsafe { element_map(ncid, varid, map) } {
-            // SAFETY: as ncvargets; imap has one entry per dimension.
+            // SAFETY: C long has the layout of size_t and ptrdiff_t (asserted above), so the
+            // caller's index vectors and buffer reach nc_get_varm as the module documentation
+            // promises.
             Ok(imap) => unsafe {
                 nc_get_varm(
                     ncid,
@@ -547,13 +565,14 @@ pub unsafe extern "C" fn ncattput(
     len: c_int,
     value: *const c_void,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattput", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattput")) {
         // netcdf-c converts a negative length to a huge size_t, which fails.
         let st = match usize::try_from(len) {
-            // SAFETY: forwarded contract.
+            // SAFETY: the caller's pointers reach nc_put_att with the contract this module
+            // documents for them (netcdf.h's); any other output is a local.
             Ok(len) => unsafe { nc_put_att(ncid, varid, name, datatype, len, value) },
-            Err(_) => NC_EINVAL,
+            Err(_) => NcError::Inval.code(),
         };
         v2(c"ncattput", st, ncid_detail(ncid), 0)
     })
@@ -571,13 +590,14 @@ pub unsafe extern "C" fn ncattinq(
     datatype: *mut c_int,
     len: *mut c_int,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattinq", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattinq")) {
         let mut n = 0usize;
-        // SAFETY: forwarded contract; n is a local.
+        // SAFETY: the caller's pointers reach nc_inq_att with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_att(ncid, varid, name, datatype, &mut n) };
         if st == NC_NOERR {
-            // SAFETY: NULL or writable.
+            // SAFETY: each out-pointer is NULL or writable (this export's contract).
             unsafe { put(len, n as c_int) };
         }
         v2(
@@ -595,9 +615,10 @@ pub unsafe extern "C" fn ncattinq(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncattget(ncid: c_int, varid: c_int, name: *const c_char, value: *mut c_void) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattget", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattget")) {
+        // SAFETY: the caller's pointers reach nc_get_att with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_get_att(ncid, varid, name, value) };
         v2(c"ncattget", st, ncid_detail(ncid), 1)
     })
@@ -615,8 +636,9 @@ pub unsafe extern "C" fn ncattcopy(
     ncid_out: c_int,
     varid_out: c_int,
 ) -> c_int {
-    guard(c"ncattcopy", || {
-        // SAFETY: forwarded contract.
+    ffi_boundary!(on_panic(v2_panic(c"ncattcopy")) {
+        // SAFETY: the caller's pointers reach nc_copy_att with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_copy_att(ncid_in, varid_in, name, ncid_out, varid_out) };
         v2(c"ncattcopy", st, || show(name), 0)
     })
@@ -628,9 +650,10 @@ pub unsafe extern "C" fn ncattcopy(
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncattname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattname", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattname")) {
+        // SAFETY: the caller's pointers reach nc_inq_attname with the contract this module
+        // documents for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_inq_attname(ncid, varid, attnum, name) };
         v2(c"ncattname", st, ncid_detail(ncid), attnum)
     })
@@ -642,9 +665,10 @@ pub unsafe extern "C" fn ncattname(ncid: c_int, varid: c_int, attnum: c_int, nam
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncattrename(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattrename", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattrename")) {
+        // SAFETY: the caller's pointers reach nc_rename_att with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_rename_att(ncid, varid, name, newname) };
         v2(c"ncattrename", st, ncid_detail(ncid), 1)
     })
@@ -656,9 +680,10 @@ pub unsafe extern "C" fn ncattrename(ncid: c_int, varid: c_int, name: *const c_c
 /// See the module documentation.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncattdel(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncattdel", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncattdel")) {
+        // SAFETY: the caller's pointers reach nc_del_att with the contract this module documents
+        // for them (netcdf.h's); any other output is a local.
         let st = unsafe { nc_del_att(ncid, varid, name) };
         v2(c"ncattdel", st, ncid_detail(ncid), 1)
     })
@@ -671,12 +696,12 @@ pub unsafe extern "C" fn ncattdel(ncid: c_int, varid: c_int, name: *const c_char
 fn record_vars(ncid: c_int) -> Result<Vec<(c_int, usize)>, c_int> {
     let (mut nvars, mut recdim) = (0, -1);
     let n: *mut c_int = std::ptr::null_mut();
-    // SAFETY: locals and NULLs.
+    // SAFETY: every output given to nc_inq is a local or NULL (which it ignores).
     let st = unsafe { nc_inq(ncid, n, &mut nvars, n, n) };
     if st != NC_NOERR {
         return Err(st);
     }
-    // SAFETY: local.
+    // SAFETY: every output given to nc_inq_unlimdim is a local or NULL (which it ignores).
     let st = unsafe { nc_inq_unlimdim(ncid, &mut recdim) };
     if st != NC_NOERR {
         return Err(st);
@@ -693,7 +718,7 @@ fn record_vars(ncid: c_int) -> Result<Vec<(c_int, usize)>, c_int> {
         let mut size = usize::try_from(nctypelen(xtype)).unwrap_or(0);
         for &d in &dims[1..] {
             let mut len = 0usize;
-            // SAFETY: local.
+            // SAFETY: every output given to nc_inq_dimlen is a local or NULL (which it ignores).
             let st = unsafe { nc_inq_dimlen(ncid, d, &mut len) };
             if st != NC_NOERR {
                 return Err(st);
@@ -709,12 +734,14 @@ fn record_vars(ncid: c_int) -> Result<Vec<(c_int, usize)>, c_int> {
 fn var_dims(ncid: c_int, varid: c_int) -> Result<(Vec<c_int>, c_int), c_int> {
     let (mut ndims, mut xtype) = (0, 0);
     let n: *mut c_int = std::ptr::null_mut();
-    // SAFETY: locals and NULLs.
+    // SAFETY: every output given to nc_inq_var is a local or NULL (which it ignores).
     let st = unsafe { nc_inq_var(ncid, varid, n.cast(), &mut xtype, &mut ndims, n, n) };
     if st != NC_NOERR {
         return Err(st);
     }
-    let ndims = usize::try_from(ndims).map_err(|_| NC_EINVAL)?.min(NC_MAX_VAR_DIMS);
+    let ndims = usize::try_from(ndims)
+        .map_err(|_| NcError::Inval.code())?
+        .min(NC_MAX_VAR_DIMS);
     let mut dims = vec![0; ndims];
     // SAFETY: room for every dimension id.
     let st = unsafe { nc_inq_var(ncid, varid, n.cast(), n, n, dims.as_mut_ptr(), n) };
@@ -730,7 +757,7 @@ fn record_slab(ncid: c_int, varid: c_int, recnum: usize) -> Result<(Vec<usize>, 
     let mut start = vec![0usize; dims.len()];
     let mut count = vec![1usize; dims.len()];
     for (i, &d) in dims.iter().enumerate().skip(1) {
-        // SAFETY: local.
+        // SAFETY: every output given to nc_inq_dimlen is a local or NULL (which it ignores).
         let st = unsafe { nc_inq_dimlen(ncid, d, &mut count[i]) };
         if st != NC_NOERR {
             return Err(st);
@@ -755,8 +782,7 @@ pub unsafe extern "C" fn nc_inq_rec(
     recvarids: *mut c_int,
     recsizes: *mut usize,
 ) -> c_int {
-    crate::ffi::delegate::forward!(ncid => nc_inq_rec(ncid, nrecvarsp, recvarids, recsizes));
-    catch(NC_EINTERNAL, || {
+    ffi_boundary!(forward ncid => nc_inq_rec(ncid, nrecvarsp, recvarids, recsizes); code {
         let recs = match record_vars(ncid) {
             Ok(r) => r,
             Err(e) => return e,
@@ -769,7 +795,7 @@ pub unsafe extern "C" fn nc_inq_rec(
             put(nrecvarsp, recs.len());
             if !recvarids.is_null() {
                 let Ok(ids) = slice_mut(recvarids, recs.len()) else {
-                    return NC_EINVAL;
+                    return NcError::Inval.code();
                 };
                 for (o, r) in ids.iter_mut().zip(&recs) {
                     *o = r.0;
@@ -777,7 +803,7 @@ pub unsafe extern "C" fn nc_inq_rec(
             }
             if !recsizes.is_null() {
                 let Ok(sz) = slice_mut(recsizes, recs.len()) else {
-                    return NC_EINVAL;
+                    return NcError::Inval.code();
                 };
                 for (o, r) in sz.iter_mut().zip(&recs) {
                     *o = r.1;
@@ -803,7 +829,7 @@ unsafe fn rec_io(ncid: c_int, recnum: usize, datap: *const *mut c_void, write: b
     }
     // SAFETY: one pointer per record variable (contract above).
     let Ok(ptrs) = (unsafe { crate::ffi::slice(datap, recs.len()) }) else {
-        return NC_EINVAL;
+        return NcError::Inval.code();
     };
     for (&(varid, _), &p) in recs.iter().zip(ptrs) {
         if p.is_null() {
@@ -835,10 +861,10 @@ unsafe fn rec_io(ncid: c_int, recnum: usize, datap: *const *mut c_void, write: b
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_rec(ncid: c_int, recnum: usize, datap: *mut *mut c_void) -> c_int {
-    crate::ffi::delegate::forward!(ncid => nc_get_rec(ncid, recnum, datap));
-    // SAFETY: forwarded contract.
-    catch(NC_EINTERNAL, || unsafe {
-        rec_io(ncid, recnum, datap.cast_const(), false)
+    ffi_boundary!(forward ncid => nc_get_rec(ncid, recnum, datap); code {
+        // SAFETY: datap holds one pointer per record variable, each NULL or
+        // with room for one record (this export's contract), as rec_io needs.
+        unsafe { rec_io(ncid, recnum, datap.cast_const(), false) }
     })
 }
 
@@ -849,9 +875,11 @@ pub unsafe extern "C" fn nc_get_rec(ncid: c_int, recnum: usize, datap: *mut *mut
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_rec(ncid: c_int, recnum: usize, datap: *const *mut c_void) -> c_int {
-    crate::ffi::delegate::forward!(ncid => nc_put_rec(ncid, recnum, datap));
-    // SAFETY: forwarded contract.
-    catch(NC_EINTERNAL, || unsafe { rec_io(ncid, recnum, datap, true) })
+    ffi_boundary!(forward ncid => nc_put_rec(ncid, recnum, datap); code {
+        // SAFETY: datap holds one pointer per record variable, each NULL or
+        // holding one record (this export's contract), as rec_io needs.
+        unsafe { rec_io(ncid, recnum, datap, true) }
+    })
 }
 
 /// Returns the number of record variables, or -1.
@@ -865,8 +893,8 @@ pub unsafe extern "C" fn ncrecinq(
     recvarids: *mut c_int,
     recsizes: *mut c_long,
 ) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncrecinq", || {
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncrecinq")) {
         let recs = match record_vars(ncid) {
             Ok(r) => r,
             Err(e) => return v2(c"ncrecinq", e, ncid_detail(ncid), -1),
@@ -901,9 +929,10 @@ pub unsafe extern "C" fn ncrecinq(
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncrecget(ncid: c_int, recnum: c_long, datap: *mut *mut c_void) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncrecget", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncrecget")) {
+        // SAFETY: the caller's pointers reach rec_io with the contract this module documents for
+        // them (netcdf.h's); any other output is a local.
         let st = unsafe { rec_io(ncid, recnum as usize, datap.cast_const(), false) };
         v2(c"ncrecget", st, ncid_detail(ncid), 0)
     })
@@ -915,9 +944,10 @@ pub unsafe extern "C" fn ncrecget(ncid: c_int, recnum: c_long, datap: *mut *mut 
 /// See `rec_io`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncrecput(ncid: c_int, recnum: c_long, datap: *const *mut c_void) -> c_int {
-    // Not forward!(): layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
-    guard(c"ncrecput", || {
-        // SAFETY: forwarded contract.
+    // No forward clause: layered on our nc_* exports, which forward; ncerr and ncopts stay ours.
+    ffi_boundary!(on_panic(v2_panic(c"ncrecput")) {
+        // SAFETY: the caller's pointers reach rec_io with the contract this module documents for
+        // them (netcdf.h's); any other output is a local.
         let st = unsafe { rec_io(ncid, recnum as usize, datap, true) };
         v2(c"ncrecput", st, ncid_detail(ncid), 0)
     })

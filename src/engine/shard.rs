@@ -1,0 +1,406 @@
+//! The chunk source of sharded arrays (Zarr v3 `sharding_indexed`): the
+//! engine's chunks are the inner chunks; each is a byte range of its shard
+//! object, found through the shard's index (read once, then kept per
+//! variable). A read fetches only the ranges it needs, neighbouring ranges of
+//! a shard in one request; a write stores whole shards: a shard all of whose
+//! chunks are written is stored without reading it, others are read,
+//! merged and rewritten once per batch of chunks (`put_many`).
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use super::source::{Arriving, ChunkSource, Fetched, KeyEncoding};
+use crate::codec::sharding::{IndexCache, ShardIndex, ShardLayout};
+use crate::error::{NcError, NcResult};
+use crate::log::Level;
+use crate::runtime::pool;
+use crate::storage::{Key, Store};
+
+/// Ranges of one shard closer than this are read as one request...
+const MAX_GAP: u64 = 1 << 20;
+/// ... as long as that request stays below this size.
+const MAX_REQUEST: u64 = 16 << 20;
+
+/// Encoded inner chunks of one shard: (position in the shard, bytes).
+type Parts = Vec<(usize, Vec<u8>)>;
+
+/// The inner chunks of a sharded variable.
+#[derive(Debug)]
+pub(super) struct Sharded {
+    store: Arc<dyn Store>,
+    /// The variable's key (its folder).
+    node: String,
+    /// How a shard's index in the shard grid becomes its key.
+    keys: KeyEncoding,
+    layout: ShardLayout,
+    /// The shard indexes read so far (kept by the variable).
+    indexes: Arc<IndexCache>,
+    /// The array's shape (which inner chunks hold elements).
+    shape: Vec<usize>,
+    /// Serialises the read-merge-write of shards.
+    writing: Mutex<()>,
+}
+
+/// One byte range to read from a shard, and the chunks it serves:
+/// (position in the request list, offset in the range, length).
+struct Read {
+    key: Key,
+    offset: u64,
+    len: u64,
+    parts: Vec<(usize, u64, u64)>,
+}
+
+impl Sharded {
+    pub fn new(
+        store: Arc<dyn Store>,
+        node: String,
+        keys: KeyEncoding,
+        layout: ShardLayout,
+        indexes: Arc<IndexCache>,
+        shape: Vec<usize>,
+    ) -> Sharded {
+        Sharded {
+            store,
+            node,
+            keys,
+            layout,
+            indexes,
+            shape,
+            writing: Mutex::new(()),
+        }
+    }
+
+    /// The object of shard `shard`.
+    fn key(&self, shard: &[u64]) -> NcResult<Key> {
+        let mut name = String::with_capacity(self.node.len() + 4 * shard.len() + 3);
+        name.push_str(&self.node);
+        name.push('/');
+        self.keys.write(shard, &mut name).map_err(|_| NcError::Internal)?;
+        Ok(Key::new(&name)?)
+    }
+
+    /// The index of shard `shard` (None: the shard is absent).
+    fn index(&self, shard: &[u64]) -> NcResult<Option<Arc<ShardIndex>>> {
+        if let Some(ix) = self.indexes.get(shard) {
+            return Ok(ix);
+        }
+        let key = self.key(shard)?;
+        let Some(len) = self.store.len(&key)? else {
+            self.indexes.insert(shard.to_vec(), None);
+            return Ok(None);
+        };
+        let Some(at) = self.layout.index_offset(len) else {
+            crate::nclog!(
+                Level::Error,
+                "shard {}: {} bytes, shorter than its index",
+                key.as_str(),
+                len
+            );
+            return Err(NcError::NcZarr);
+        };
+        let bytes = read_range(self.store.as_ref(), &key, at, self.layout.index_len())?;
+        let ix = Arc::new(self.layout.decode_index(&bytes, len).inspect_err(|_| {
+            crate::nclog!(Level::Error, "shard {}: bad index", key.as_str());
+        })?);
+        self.indexes.insert(shard.to_vec(), Some(ix.clone()));
+        Ok(Some(ix))
+    }
+
+    /// Where inner chunk `idx` is: its shard's key and its byte range; None
+    /// when absent. A range longer than `max_len` (more than any encoding of
+    /// the chunk) is `NC_ENCZARR`, and is not read.
+    fn locate(&self, idx: &[u64], max_len: u64) -> NcResult<Option<(Key, u64, u64)>> {
+        let (shard, pos) = self.layout.locate(idx);
+        let Some(ix) = self.index(&shard)? else {
+            return Ok(None);
+        };
+        let Some((off, len)) = ix.get(pos) else {
+            return Ok(None);
+        };
+        let key = self.key(&shard)?;
+        if len > max_len {
+            crate::nclog!(
+                Level::Error,
+                "shard {}: inner chunk {} has {} bytes, more than the {} its chunk may have",
+                key.as_str(),
+                pos,
+                len,
+                max_len
+            );
+            return Err(NcError::NcZarr);
+        }
+        Ok(Some((key, off, len)))
+    }
+
+    /// The positions of shard `shard`'s inner chunks that hold elements of
+    /// the array (all of them, except in partial shards at its edges).
+    fn live(&self, shard: &[u64]) -> Vec<bool> {
+        let l = &self.layout;
+        let inner = l.inner_of(shard);
+        inner
+            .iter()
+            .map(|idx| {
+                idx.iter()
+                    .zip(&l.inner)
+                    .zip(&self.shape)
+                    .all(|((&i, &c), &n)| (i as usize).saturating_mul(c) < n)
+            })
+            .collect()
+    }
+
+    /// Store shard `shard` with these encoded inner chunks. Unless they
+    /// cover every inner chunk that holds elements, the chunks already
+    /// stored and not given are kept (read, merged, rewritten). A shard left
+    /// with no chunk is deleted.
+    fn write_shard(&self, shard: &[u64], parts: Parts) -> NcResult<()> {
+        let key = self.key(shard)?;
+        let l = &self.layout;
+        let mut slots: Vec<Option<Vec<u8>>> = Vec::new();
+        slots.try_reserve_exact(l.count).map_err(|_| NcError::NoMem)?;
+        slots.resize(l.count, None);
+        let mut given = vec![false; l.count];
+        for &(pos, _) in &parts {
+            *given.get_mut(pos).ok_or(NcError::Internal)? = true;
+        }
+        let complete = self.live(shard).iter().zip(&given).all(|(&live, &g)| g || !live);
+        if !complete && let Some(ix) = self.index(shard)? {
+            let len = self.store.len(&key)?.unwrap_or(0);
+            let old = self.store.get(&key, len.max(l.index_len()))?.ok_or_else(|| {
+                crate::nclog!(Level::Error, "shard {} vanished while rewritten", key.as_str());
+                NcError::NcZarr
+            })?;
+            for (pos, slot) in slots.iter_mut().enumerate() {
+                if let (Some((off, n)), false) = (ix.get(pos), given[pos]) {
+                    let r = off as usize..(off + n) as usize;
+                    *slot = Some(old.get(r).ok_or(NcError::NcZarr)?.to_vec());
+                }
+            }
+        }
+        for (pos, b) in parts {
+            slots[pos] = Some(b);
+        }
+        // (Forgotten first: a failed write must not leave a stale index.)
+        self.indexes.remove(shard);
+        match l.encode_shard(&slots)? {
+            None => Ok(self.store.delete(&key)?),
+            Some(bytes) => {
+                self.store.put(&key, &bytes)?;
+                let at = l.index_offset(bytes.len() as u64).ok_or(NcError::Internal)? as usize;
+                let ix = l.decode_index(&bytes[at..at + l.index_len() as usize], bytes.len() as u64)?;
+                self.indexes.insert(shard.to_vec(), Some(Arc::new(ix)));
+                Ok(())
+            }
+        }
+    }
+}
+
+impl ChunkSource for Sharded {
+    fn fmt_name(&self, idx: &[u64], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (shard, pos) = self.layout.locate(idx);
+        write!(f, "{}/", self.node)?;
+        self.keys.write(&shard, f)?;
+        write!(f, " (inner chunk {pos})")
+    }
+
+    /// True: fetches go through `start_get_many` (neighbouring ranges
+    /// coalesced) and writes through `put_many` (each shard written once).
+    fn concurrent_requests(&self) -> bool {
+        true
+    }
+
+    fn writes_together(&self) -> bool {
+        true
+    }
+
+    fn get_into(&self, idx: &[u64], max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
+        match self.locate(idx, max_len)? {
+            None => Ok(false),
+            Some((key, off, len)) => {
+                *buf = read_range(self.store.as_ref(), &key, off, len)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// The indexes first, then the chunks' byte ranges, neighbours in one
+    /// request, the requests on the worker pool. An error is its chunk's.
+    fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arriving> {
+        let mut out: Vec<Option<Fetched>> = Vec::with_capacity(idxs.len());
+        let mut by_shard: HashMap<Key, Vec<(usize, u64, u64)>> = HashMap::new();
+        for (i, idx) in idxs.iter().enumerate() {
+            match self.locate(idx, max_len) {
+                Ok(Some((key, off, len))) => {
+                    by_shard.entry(key).or_default().push((i, off, len));
+                    out.push(None);
+                }
+                Ok(None) => out.push(Some(Ok(None))),
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
+        let reads: Vec<Read> = by_shard.into_iter().flat_map(|(k, r)| coalesce(k, r)).collect();
+        let read = |r: &Read| -> Vec<(usize, Fetched)> {
+            let got = read_range(self.store.as_ref(), &r.key, r.offset, r.len);
+            r.parts
+                .iter()
+                .map(|&(i, at, n)| {
+                    let f = match &got {
+                        Ok(b) => Ok(Some(b[at as usize..(at + n) as usize].to_vec())),
+                        Err(e) => Err(*e),
+                    };
+                    (i, f)
+                })
+                .collect()
+        };
+        let done: Vec<Vec<(usize, Fetched)>> = if reads.len() > 1 {
+            pool::on_pool(|| reads.par_iter().map(read).collect())
+        } else {
+            reads.iter().map(read).collect()
+        };
+        for (i, f) in done.into_iter().flatten() {
+            out[i] = Some(f);
+        }
+        Ok(Arriving::Fetched(Mutex::new(out)))
+    }
+
+    fn put(&self, idx: &[u64], data: &[u8]) -> NcResult<()> {
+        self.put_many(vec![(idx, data.to_vec())])
+            .pop()
+            .unwrap_or(Err(NcError::Internal))
+    }
+
+    /// Each shard read (unless every chunk of it is given), merged and
+    /// written once; the shards on the worker pool.
+    fn put_many(&self, chunks: Vec<(&[u64], Vec<u8>)>) -> Vec<NcResult<()>> {
+        let _serial = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let n = chunks.len();
+        // Shard -> (the chunks' numbers, their parts).
+        let mut by_shard: HashMap<Vec<u64>, (Vec<usize>, Parts)> = HashMap::new();
+        for (i, (idx, bytes)) in chunks.into_iter().enumerate() {
+            let (shard, pos) = self.layout.locate(idx);
+            let e = by_shard.entry(shard).or_default();
+            e.0.push(i);
+            e.1.push((pos, bytes));
+        }
+        let shards: Vec<_> = by_shard.into_iter().collect();
+        let results = pool::run_jobs(shards, |(shard, (who, parts))| (who, self.write_shard(&shard, parts)));
+        let mut out: Vec<NcResult<()>> = vec![Ok(()); n];
+        for (who, r) in results {
+            for i in who {
+                out[i] = r;
+            }
+        }
+        out
+    }
+}
+
+/// Bytes `off..off + len` of a shard; a shard shorter than its index says
+/// (truncated) is `NC_ENCZARR`.
+fn read_range(store: &dyn Store, key: &Key, off: u64, len: u64) -> NcResult<Vec<u8>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    store.get_range(key, off, len)?.ok_or_else(|| {
+        crate::nclog!(Level::Error, "shard {} vanished while read", key.as_str());
+        NcError::NcZarr
+    })
+}
+
+/// The requests for some ranges of one shard: sorted, neighbours closer
+/// than `MAX_GAP` merged while the request stays under `MAX_REQUEST`.
+fn coalesce(key: Key, mut ranges: Vec<(usize, u64, u64)>) -> Vec<Read> {
+    ranges.sort_unstable_by_key(|r| r.1);
+    let mut out: Vec<Read> = Vec::new();
+    for (i, off, len) in ranges {
+        let end = off + len;
+        if let Some(last) = out.last_mut() {
+            let last_end = last.offset + last.len;
+            let new_end = last_end.max(end);
+            if off <= last_end.saturating_add(MAX_GAP) && new_end - last.offset <= MAX_REQUEST {
+                last.len = new_end - last.offset;
+                last.parts.push((i, off - last.offset, len));
+                continue;
+            }
+        }
+        out.push(Read {
+            key: key.clone(),
+            offset: off,
+            len,
+            parts: vec![(i, 0, len)],
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStore;
+
+    #[test]
+    fn neighbours_merge() {
+        let k = Key::new("a/c/0").unwrap();
+        let r = coalesce(k.clone(), vec![(0, 100, 10), (1, 0, 50), (2, 60, 10), (3, 50 << 20, 5)]);
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].offset, r[0].len), (0, 110));
+        assert_eq!(r[0].parts, vec![(1, 0, 50), (2, 60, 10), (0, 100, 10)]);
+        assert_eq!(
+            (r[1].offset, r[1].len, r[1].parts.clone()),
+            (50 << 20, 5, vec![(3, 0, 5)])
+        );
+        // Overlapping and duplicate ranges stay whole.
+        let r = coalesce(k, vec![(0, 0, 10), (1, 5, 10), (2, 0, 10)]);
+        assert_eq!((r.len(), r[0].len), (1, 15));
+    }
+
+    fn source(store: &Arc<dyn Store>) -> Sharded {
+        Sharded::new(
+            store.clone(),
+            "v".into(),
+            KeyEncoding::V3Default {
+                separator: '/',
+                zero_d: false,
+            },
+            ShardLayout::standard(vec![4], vec![2]).unwrap(),
+            Arc::default(),
+            vec![6],
+        )
+    }
+
+    #[test]
+    fn chunks_live_in_shards() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let s = source(&store);
+        let mut buf = Vec::new();
+        assert_eq!(s.get_into(&[1], 100, &mut buf), Ok(false));
+        // Chunks 0 and 1 share shard c/0; chunk 2 is alone in the partial c/1.
+        assert_eq!(
+            s.put_many(vec![(&[0], b"ab".to_vec()), (&[2], b"ef".to_vec())]),
+            vec![Ok(()), Ok(())]
+        );
+        s.put(&[1], b"cd").unwrap();
+        let fresh = source(&store);
+        for (i, want) in [(0u64, b"ab"), (1, b"cd"), (2, b"ef")] {
+            assert_eq!(fresh.get_into(&[i], 100, &mut buf), Ok(true));
+            assert_eq!(buf, want);
+        }
+        assert_eq!(
+            fresh.get_into(&[0], 1, &mut buf),
+            Err(NcError::NcZarr),
+            "longer than allowed"
+        );
+        assert_eq!(store.list(&Key::new("v/c").unwrap()).unwrap(), vec!["0", "1"]);
+        let a = fresh.start_get_many(&[&[2], &[3], &[0]], 100).unwrap();
+        assert_eq!(a.take(0), Ok(Some(b"ef".to_vec())));
+        assert_eq!(a.take(1), Ok(None));
+        assert_eq!(a.take(2), Ok(Some(b"ab".to_vec())));
+        // A shard written whole is not read: a corrupt old one does not matter.
+        store.put(&Key::new("v/c/1").unwrap(), b"junk").unwrap();
+        assert_eq!(fresh.put(&[2], b"gh"), Ok(()));
+        assert_eq!(fresh.get_into(&[2], 100, &mut buf), Ok(true));
+        assert_eq!(buf, b"gh");
+    }
+}
