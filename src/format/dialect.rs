@@ -61,8 +61,8 @@ pub enum Word {
     Float,
     /// NaN or an infinity, spelled out.
     NonFinite(f64),
-    /// No value of the dialect: seen only by a tolerant scan
-    /// ([`members_tolerant`]), which leaves it to whoever reads the member.
+    /// Not classified: a tolerant scan ([`members_tolerant`]) takes every
+    /// word as it comes and leaves it to whoever reads the member.
     Invalid,
 }
 
@@ -78,13 +78,28 @@ enum Tok<'t> {
     Word(&'t str, Word),
 }
 
-/// Bytes a bare word is made of (netcdf-c's `JSON_WORD`).
+/// Bytes a bare word is made of (netcdf-c's `JSON_WORD`), as a table.
+const WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'+' | b'-' | b'.');
+        b += 1;
+    }
+    t
+};
+
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'+' | b'-' | b'.')
+    WORD_BYTES[usize::from(b)]
 }
 
 /// Classify a bare word; None when it is no value of the dialect.
 pub fn classify(w: &str) -> Option<Word> {
+    // (The commonest word: a plain non-negative integer.)
+    if !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()) {
+        return Some(Word::Int);
+    }
     match w {
         "true" => return Some(Word::True),
         "false" => return Some(Word::False),
@@ -96,21 +111,22 @@ pub fn classify(w: &str) -> Option<Word> {
         Some(b'+') => (false, &w[1..]),
         _ => (false, w),
     };
-    // (netcdf-c also reads C's `nanf` and `infinityf`.)
-    let lower = body.to_ascii_lowercase();
-    match lower.as_str() {
-        "nan" | "nanf" => return Some(Word::NonFinite(f64::NAN)),
-        "inf" | "infinity" | "infinityf" => {
-            return Some(Word::NonFinite(if neg { f64::NEG_INFINITY } else { f64::INFINITY }));
-        }
-        _ => {}
+    if let Some(n) = Number::split(body) {
+        return Some(if n.frac.is_none() && n.exp.is_none() {
+            Word::Int
+        } else {
+            Word::Float
+        });
     }
-    let n = Number::split(body)?;
-    Some(if n.frac.is_none() && n.exp.is_none() {
-        Word::Int
-    } else {
-        Word::Float
-    })
+    // (netcdf-c also reads C's `nanf` and `infinityf`.)
+    let is = |name: &str| body.eq_ignore_ascii_case(name);
+    if is("nan") || is("nanf") {
+        return Some(Word::NonFinite(f64::NAN));
+    }
+    if is("inf") || is("infinity") || is("infinityf") {
+        return Some(Word::NonFinite(if neg { f64::NEG_INFINITY } else { f64::INFINITY }));
+    }
+    None
 }
 
 /// The parts of a decimal number as C reads it: digits, an optional point
@@ -259,10 +275,15 @@ impl<'t> Lexer<'t> {
                 let len = b[start..].iter().take_while(|&&c| is_word_byte(c)).count();
                 self.pos += len;
                 let w = &self.text[start..self.pos];
-                match classify(w) {
-                    Some(kind) => Tok::Word(w, kind),
-                    None if self.tolerant => Tok::Word(w, Word::Invalid),
-                    None => return err(start, "not a JSON value"),
+                if self.tolerant {
+                    // (A tolerant scan only needs the word's extent; whoever
+                    // reads the member classifies it.)
+                    Tok::Word(w, Word::Invalid)
+                } else {
+                    match classify(w) {
+                        Some(kind) => Tok::Word(w, kind),
+                        None => return err(start, "not a JSON value"),
+                    }
                 }
             }
             _ => return err(start, "unexpected character"),
@@ -282,6 +303,10 @@ impl<'t> Lexer<'t> {
 fn string_end(b: &[u8], start: usize) -> Result<usize> {
     let mut i = start + 1;
     loop {
+        // (Most bytes are neither a quote nor a backslash.)
+        i += b
+            .get(i..)
+            .map_or(0, |rest| rest.iter().take_while(|&&c| c != b'"' && c != b'\\').count());
         match b.get(i) {
             None => return err(start, "unterminated string"),
             Some(b'"') => return Ok(i + 1),
@@ -490,35 +515,85 @@ pub fn members_tolerant(text: &str, max: usize) -> Result<Vec<Member<'_>>> {
     scan_members(lx, max, usize::MAX)
 }
 
-fn scan_members<'t>(mut lx: Lexer<'t>, max: usize, max_depth: usize) -> Result<Vec<Member<'t>>> {
-    let text = lx.text;
+fn scan_members<'t>(lx: Lexer<'t>, max: usize, max_depth: usize) -> Result<Vec<Member<'t>>> {
+    Ok(scan_object(lx, max, max_depth, None)?.0)
+}
+
+/// The members of the object `text` and, scanned in the same pass, the
+/// members of its member `inner` when that is an object (the last, if the
+/// key is repeated): consolidated metadata is one object of objects, read
+/// once rather than twice. At most `max` members in either.
+pub fn members_and_inner<'t>(
+    text: &'t str,
+    inner: &str,
+    max: usize,
+) -> Result<(Vec<Member<'t>>, Option<Vec<Member<'t>>>)> {
+    scan_object(Lexer::new(text), max, MAX_DEPTH - 1, Some(inner))
+}
+
+fn scan_object<'t>(
+    mut lx: Lexer<'t>,
+    max: usize,
+    max_depth: usize,
+    inner: Option<&str>,
+) -> Result<(Vec<Member<'t>>, Option<Vec<Member<'t>>>)> {
     match lx.expect()? {
         (_, Tok::Open(b'{')) => {}
         (at, _) => return err(at, "not a JSON object"),
     }
+    let mut nested = None;
+    let out = object_body(&mut lx, max, max_depth, |lx, key, first| {
+        if inner != Some(key) {
+            return finish_value(lx, first, max_depth);
+        }
+        if first.1 != Tok::Open(b'{') {
+            nested = None;
+            return finish_value(lx, first, max_depth);
+        }
+        let depth = max_depth.saturating_sub(1);
+        nested = Some(object_body(lx, max, depth, |lx, _, first| {
+            finish_value(lx, first, depth)
+        })?);
+        Ok(())
+    })?;
+    match lx.next()? {
+        None => Ok((out, nested)),
+        Some((at, _)) => err(at, "text after the object"),
+    }
+}
+
+/// The members of an object whose `{` was read, up to its `}`: each key,
+/// and the raw text of its value, which `value(lexer, key, first token)`
+/// reads.
+fn object_body<'t>(
+    lx: &mut Lexer<'t>,
+    max: usize,
+    max_depth: usize,
+    mut value: impl FnMut(&mut Lexer<'t>, &str, (usize, Tok<'t>)) -> Result<()>,
+) -> Result<Vec<Member<'t>>> {
+    let text = lx.text;
     let mut out = Vec::new();
     let mut tok = lx.expect()?;
-    if tok.1 != Tok::Close(b'}') {
-        loop {
-            if out.len() == max {
-                return err(tok.0, "too many members");
-            }
-            let key = key_colon(&mut lx, tok)?;
-            let key = decode_str(key)?;
-            let first = lx.expect()?;
-            let start = first.0;
-            finish_value(&mut lx, first, max_depth)?;
-            out.push((key, &text[start..lx.pos]));
-            match lx.expect()? {
-                (_, Tok::Comma) => tok = lx.expect()?,
-                (_, Tok::Close(b'}')) => break,
-                (at, _) => return err(at, "expected ',' or '}'"),
-            }
-        }
+    if tok.1 == Tok::Close(b'}') {
+        return Ok(out);
     }
-    match lx.next()? {
-        None => Ok(out),
-        Some((at, _)) => err(at, "text after the object"),
+    if max_depth == 0 {
+        return err(tok.0, "nested too deeply");
+    }
+    loop {
+        if out.len() == max {
+            return err(tok.0, "too many members");
+        }
+        let key = decode_str(key_colon(lx, tok)?)?;
+        let first = lx.expect()?;
+        let start = first.0;
+        value(lx, &key, first)?;
+        out.push((key, &text[start..lx.pos]));
+        match lx.expect()? {
+            (_, Tok::Comma) => tok = lx.expect()?,
+            (_, Tok::Close(b'}')) => return Ok(out),
+            (at, _) => return err(at, "expected ',' or '}'"),
+        }
     }
 }
 
@@ -893,6 +968,36 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(m[0].1).is_ok());
         assert!(parse(m[0].1).is_ok());
         assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
+    }
+
+    #[test]
+    fn inner_members_in_one_pass() {
+        let text = r#"{"metadata": {"a/.zarray": {"x": 1}, "b": [NaN]}, "f": 1, "metadata": {"c": 2}}"#;
+        let (outer, inner) = members_and_inner(text, "metadata", 10).unwrap();
+        assert_eq!(outer.len(), 3);
+        assert_eq!(outer[0].1, r#"{"a/.zarray": {"x": 1}, "b": [NaN]}"#);
+        let inner = inner.unwrap();
+        assert_eq!(inner.len(), 1, "the last of a repeated key");
+        assert_eq!((inner[0].0.as_ref(), inner[0].1), ("c", "2"));
+        let (_, none) = members_and_inner(r#"{"metadata": [1]}"#, "metadata", 10).unwrap();
+        assert!(none.is_none());
+        assert!(members_and_inner(r#"{"metadata": {"a": nope}}"#, "metadata", 10).is_err());
+        assert!(members_and_inner(r#"{"metadata": {"a": 1, "b": 2}}"#, "metadata", 1).is_err());
+        let (_, none) = members_and_inner(r#"{"metadata": {"a": 1}, "metadata": 2}"#, "metadata", 10).unwrap();
+        assert!(none.is_none(), "the last of a repeated key");
+        let deep = format!(
+            "{{\"metadata\": {{\"a\": {}{}}}}}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
+        assert!(members_and_inner(&deep, "metadata", 10).is_err());
+        let ok = format!(
+            "{{\"metadata\": {{\"a\": {}{}}}}}",
+            "[".repeat(MAX_DEPTH - 2),
+            "]".repeat(MAX_DEPTH - 2)
+        );
+        assert!(members_and_inner(&ok, "metadata", 10).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&ok).is_ok());
     }
 
     #[test]

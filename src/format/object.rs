@@ -13,10 +13,13 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use std::fmt;
 
-use super::dialect;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::dialect::{self, Member, SyntaxError};
 use crate::error::{NcError, NcResult};
 
 /// Past this many members, keys are found through a hash index instead of a
@@ -48,7 +51,7 @@ impl<'t> Obj<'t> {
 
     /// `parse` of text already known to be UTF-8.
     pub fn parse_str(text: &'t str, what: &str) -> NcResult<Obj<'t>> {
-        match dialect::members(text, MAX_MEMBERS) {
+        match members(text, MAX_MEMBERS) {
             Ok(all) => Ok(Obj::from_members(all)),
             Err(e) => {
                 crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
@@ -64,7 +67,7 @@ impl<'t> Obj<'t> {
     /// itself are read through `checked`.
     pub fn parse_attrs(text: &'t [u8], what: &str) -> NcResult<Obj<'t>> {
         let text = utf8(text, what)?;
-        match dialect::members_tolerant(text, MAX_MEMBERS) {
+        match strict_members(text, MAX_MEMBERS).map_or_else(|| dialect::members_tolerant(text, MAX_MEMBERS), Ok) {
             Ok(all) => Ok(Obj::from_members(all)),
             Err(e) => {
                 crate::nclog!(crate::log::Level::Error, "{} is not a valid JSON object: {}", what, e);
@@ -109,7 +112,7 @@ impl<'t> Obj<'t> {
         if !Obj::is_object_text(raw) {
             return None;
         }
-        dialect::members(raw, MAX_MEMBERS).ok().map(Obj::from_members)
+        members(raw, MAX_MEMBERS).ok().map(Obj::from_members)
     }
 
     /// A member as a strict JSON tree.
@@ -161,19 +164,121 @@ pub fn to_value(raw: &str) -> Option<Value> {
     match raw {
         // (The commonest members, e.g. `"compressor": null`, without a parse.)
         "null" => Some(Value::Null),
-        text => serde_json::from_str(&dialect::to_strict(text).ok()?).ok(),
+        text => strict(text),
     }
 }
 
 /// A member's text as a `T` (read as strict JSON); None when it is not one.
 pub fn from_raw<T: DeserializeOwned>(raw: &str) -> Option<T> {
-    serde_json::from_str(&dialect::to_strict(raw).ok()?).ok()
+    strict(raw)
+}
+
+/// `raw` read by serde: as it is when it is strict JSON (most metadata; the
+/// dialect means the same by it), else made strict first.
+fn strict<T: DeserializeOwned>(raw: &str) -> Option<T> {
+    if let Ok(v) = serde_json::from_str(raw) {
+        return Some(v);
+    }
+    match dialect::to_strict(raw).ok()? {
+        // (Strict already: serde refused it for its type.)
+        Cow::Borrowed(_) => None,
+        Cow::Owned(s) => serde_json::from_str(&s).ok(),
+    }
+}
+
+/// The members of the object `text` (see `dialect::members`): strict JSON,
+/// most metadata, is scanned by serde (faster), anything else by the dialect.
+pub fn members(text: &str, max: usize) -> Result<Vec<Member<'_>>, SyntaxError> {
+    strict_members(text, max).map_or_else(|| dialect::members(text, max), Ok)
+}
+
+/// `dialect::members_and_inner`, by serde when `text` is strict JSON.
+pub fn members_and_inner<'t>(
+    text: &'t str,
+    inner: &str,
+    max: usize,
+) -> Result<(Vec<Member<'t>>, Option<Vec<Member<'t>>>), SyntaxError> {
+    if let Some(outer) = strict_members(text, max) {
+        let last = outer.iter().rev().find(|(k, _)| k == inner).map(|&(_, v)| v);
+        match last.filter(|v| Obj::is_object_text(v)) {
+            None => return Ok((outer, None)),
+            Some(raw) => {
+                if let Some(nested) = strict_members(raw, max) {
+                    return Ok((outer, Some(nested)));
+                }
+            }
+        }
+    }
+    dialect::members_and_inner(text, inner, max)
+}
+
+/// The members of `text` when it is one strict JSON object of at most `max`
+/// members (else None): serde's scan, which means the same as the dialect's
+/// on strict JSON, and nests as deep.
+fn strict_members(text: &str, max: usize) -> Option<Vec<Member<'_>>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let m = StrictMembers(max).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(m)
+}
+
+/// A seed that reads an object's members (keys decoded, values raw), at most `.0`.
+struct StrictMembers(usize);
+
+impl<'de> DeserializeSeed<'de> for StrictMembers {
+    type Value = Vec<Member<'de>>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictMembers {
+    type Value = Vec<Member<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            if out.len() == self.0 {
+                return Err(de::Error::custom("too many members"));
+            }
+            let value: &'de RawValue = map.next_value()?;
+            out.push((key, value.get()));
+        }
+        Ok(out)
+    }
+}
+
+/// A key, borrowed from the text when it has no escapes.
+struct Key<'t>(Cow<'t, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 impl<'t> Obj<'t> {
     /// One member per key, in the order keys first appear, each with its
     /// last value (in place: repeated keys are rare).
-    fn from_members(mut all: Vec<dialect::Member<'t>>) -> Obj<'t> {
+    fn from_members(mut all: Vec<Member<'t>>) -> Obj<'t> {
         let mut index: Option<Index<'t>> = None;
         let mut kept = 0;
         for i in 0..all.len() {
@@ -283,6 +388,24 @@ mod tests {
         assert_eq!(a.checked("g", "t"), Ok(Some(serde_json::json!(1))));
         assert_eq!(a.checked("h", "t"), Ok(None));
         assert!(Obj::parse_attrs(br#"{"f": [}"#, "t").is_err());
+    }
+
+    #[test]
+    fn serde_and_dialect_scans_agree_on_strict_json() {
+        let text = r#" {"a": [1, {"x": "y\n"}], "k\u0041": null, "a": -2.5e3, "s": "\"q\""} "#;
+        let fast = strict_members(text, 10).unwrap();
+        assert_eq!(fast, dialect::members(text, 10).unwrap());
+        assert!(matches!(fast[0].0, Cow::Borrowed("a")));
+        assert_eq!(fast[1].0, "kA");
+        assert!(strict_members(r#"{"a": NaN}"#, 10).is_none());
+        assert!(strict_members(r#"{"a": 1, "b": 2}"#, 1).is_none());
+        assert!(strict_members(r#"{"a": 1} x"#, 10).is_none());
+        assert_eq!(members(r#"{"a": NaN}"#, 10).unwrap()[0].1, "NaN");
+        let (outer, inner) = members_and_inner(r#"{"metadata": {"v/.zarray": {}}, "f": 1}"#, "metadata", 10).unwrap();
+        assert_eq!((outer.len(), inner.unwrap()[0].0.as_ref()), (2, "v/.zarray"));
+        let (_, inner) = members_and_inner(r#"{"metadata": {"v": NaN}}"#, "metadata", 10).unwrap();
+        assert_eq!(inner.unwrap()[0].1, "NaN");
+        assert!(members_and_inner(r#"{"metadata": {"v": 1, "w": 2}}"#, "metadata", 1).is_err());
     }
 
     #[test]

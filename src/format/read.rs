@@ -80,7 +80,7 @@ impl<'a> Consolidated<'a> {
                 return None;
             }
         };
-        let doc = match dialect::members(text, object::MAX_MEMBERS) {
+        let (doc, metadata) = match object::members_and_inner(text, "metadata", object::MAX_MEMBERS) {
             Ok(d) => d,
             Err(e) => {
                 invalid(&e);
@@ -90,18 +90,14 @@ impl<'a> Consolidated<'a> {
         // The last of a repeated key counts, as in any object.
         let member = |k: &str| doc.iter().rev().find(|(key, _)| key == k).map(|&(_, v)| v);
         let format = member("zarr_consolidated_format").and_then(object::from_raw::<i64>);
-        let metadata = member("metadata").filter(|m| Obj::is_object_text(m));
-        let (Some(1), Some(metadata)) = (format, metadata) else {
+        let (Some(1), Some(m)) = (format, metadata) else {
             invalid(&"not consolidated metadata of format 1");
             return None;
         };
-        let m = match dialect::members(metadata, MAX_OBJECTS) {
-            Ok(m) => m,
-            Err(e) => {
-                invalid(&e);
-                return None;
-            }
-        };
+        if m.len() > MAX_OBJECTS {
+            invalid(&"too many objects");
+            return None;
+        }
         let mut objects: Vec<_> = m.into_iter().map(|(k, v)| (k, Some(v))).collect();
         // Stable (a repeated key's entries stay in document order; fast on
         // the sorted keys writers produce), then one entry per key holding
