@@ -216,34 +216,6 @@ const ALL: &[NcError] = {
     ]
 };
 
-/// The one mapping from a storage error to a netCDF error.
-impl From<crate::storage::StoreError> for NcError {
-    fn from(e: crate::storage::StoreError) -> NcError {
-        use crate::storage::StoreError as S;
-        match e {
-            // What netcdf-c 4.10.1 returns for a missing `file://` dataset.
-            S::NotFound => NcError::NoObject,
-            S::AlreadyExists => NcError::Exist,
-            S::NotAContainer => NcError::NotNc,
-            S::ObjectAndPrefix => NcError::Object,
-            S::InvalidKey => NcError::Inval,
-            // "Write to read only".
-            S::ReadOnly => NcError::Perm,
-            // What netcdf-c's zmap_file returns for EACCES.
-            S::PermissionDenied => NcError::Auth,
-            S::Corrupt => NcError::NcZarr,
-            S::NoSpace => NcError::CantWrite,
-            S::OutOfMemory => NcError::NoMem,
-            S::TooManyFiles => NcError::NFile,
-            S::NotEmpty => NcError::CantRemove,
-            S::Io => NcError::Io,
-            S::InvalidUrl => NcError::Url,
-            S::Remote => NcError::S3,
-            S::Internal => NcError::Internal,
-        }
-    }
-}
-
 impl fmt::Display for NcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", strerror(self.code()), self.code())
@@ -367,30 +339,5 @@ mod tests {
         }
         assert_eq!(NcError::from_code(0), None);
         assert_eq!(strerror(-143), "Unknown Error");
-    }
-
-    #[test]
-    fn store_errors_map_to_netcdf_errors() {
-        use crate::storage::StoreError as S;
-        for (s, e) in [
-            (S::NotFound, NcError::NoObject),
-            (S::AlreadyExists, NcError::Exist),
-            (S::NotAContainer, NcError::NotNc),
-            (S::ObjectAndPrefix, NcError::Object),
-            (S::InvalidKey, NcError::Inval),
-            (S::ReadOnly, NcError::Perm),
-            (S::PermissionDenied, NcError::Auth),
-            (S::Corrupt, NcError::NcZarr),
-            (S::NoSpace, NcError::CantWrite),
-            (S::OutOfMemory, NcError::NoMem),
-            (S::TooManyFiles, NcError::NFile),
-            (S::NotEmpty, NcError::CantRemove),
-            (S::Io, NcError::Io),
-            (S::InvalidUrl, NcError::Url),
-            (S::Remote, NcError::S3),
-            (S::Internal, NcError::Internal),
-        ] {
-            assert_eq!(NcError::from(s), e, "{s:?}");
-        }
     }
 }

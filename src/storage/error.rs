@@ -25,6 +25,8 @@
 use std::fmt;
 use std::io;
 
+use crate::error::NcError;
+
 /// What went wrong in a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreError {
@@ -127,9 +129,62 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// The one mapping from a storage error to a netCDF error.
+impl From<StoreError> for NcError {
+    fn from(e: StoreError) -> NcError {
+        use StoreError as S;
+        match e {
+            // What netcdf-c 4.10.1 returns for a missing `file://` dataset.
+            S::NotFound => NcError::NoObject,
+            S::AlreadyExists => NcError::Exist,
+            S::NotAContainer => NcError::NotNc,
+            S::ObjectAndPrefix => NcError::Object,
+            S::InvalidKey => NcError::Inval,
+            // "Write to read only".
+            S::ReadOnly => NcError::Perm,
+            // What netcdf-c's zmap_file returns for EACCES.
+            S::PermissionDenied => NcError::Auth,
+            S::Corrupt => NcError::NcZarr,
+            S::NoSpace => NcError::CantWrite,
+            S::OutOfMemory => NcError::NoMem,
+            S::TooManyFiles => NcError::NFile,
+            S::NotEmpty => NcError::CantRemove,
+            S::Io => NcError::Io,
+            S::InvalidUrl => NcError::Url,
+            S::Remote => NcError::S3,
+            S::Internal => NcError::Internal,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn store_errors_map_to_netcdf_errors() {
+        use StoreError as S;
+        for (s, e) in [
+            (S::NotFound, NcError::NoObject),
+            (S::AlreadyExists, NcError::Exist),
+            (S::NotAContainer, NcError::NotNc),
+            (S::ObjectAndPrefix, NcError::Object),
+            (S::InvalidKey, NcError::Inval),
+            (S::ReadOnly, NcError::Perm),
+            (S::PermissionDenied, NcError::Auth),
+            (S::Corrupt, NcError::NcZarr),
+            (S::NoSpace, NcError::CantWrite),
+            (S::OutOfMemory, NcError::NoMem),
+            (S::TooManyFiles, NcError::NFile),
+            (S::NotEmpty, NcError::CantRemove),
+            (S::Io, NcError::Io),
+            (S::InvalidUrl, NcError::Url),
+            (S::Remote, NcError::S3),
+            (S::Internal, NcError::Internal),
+        ] {
+            assert_eq!(NcError::from(s), e, "{s:?}");
+        }
+    }
 
     #[test]
     fn one_table_for_every_backend() {

@@ -783,6 +783,73 @@ pub fn path_canonical(src: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// Every URL form, from what the user passes to `nc_open` to the config.
+    #[test]
+    fn url_forms_through_classification() {
+        use crate::storage::s3::config::{Environment, resolve};
+        for (url, bucket, prefix, endpoint, region) in [
+            ("s3://bkt/a/b#mode=nczarr", "bkt", "a/b", None, "us-east-1"),
+            (
+                "s3://bkt/a#mode=zarr&aws.region=eu-west-3",
+                "bkt",
+                "a",
+                None,
+                "eu-west-3",
+            ),
+            (
+                "https://bkt.s3.us-west-2.amazonaws.com/k/x.zarr#mode=nczarr",
+                "bkt",
+                "k/x.zarr",
+                None,
+                "us-west-2",
+            ),
+            (
+                "https://s3.ap-south-1.amazonaws.com/bkt/k#mode=nczarr,s3",
+                "bkt",
+                "k",
+                None,
+                "ap-south-1",
+            ),
+            (
+                "https://s3.amazonaws.com/bkt/k#mode=zarr",
+                "bkt",
+                "k",
+                None,
+                "us-east-1",
+            ),
+            (
+                "http://127.0.0.1:7480/bkt/p/d.zarr#mode=nczarr,s3",
+                "bkt",
+                "p/d.zarr",
+                Some("http://127.0.0.1:7480"),
+                "us-east-1",
+            ),
+            (
+                "https://minio.example:9000/bkt/d#s3",
+                "bkt",
+                "d",
+                Some("https://minio.example:9000"),
+                "us-east-1",
+            ),
+        ] {
+            let Ok(Target::Zarr(loc)) = classify_with(url, false, false) else {
+                panic!("{url}: not Zarr")
+            };
+            assert_eq!(loc.kind, StoreKind::S3, "{url}");
+            let c = resolve(&loc.path, &loc.fragment, &Environment::default()).unwrap();
+            assert_eq!(
+                (
+                    c.bucket.as_str(),
+                    c.prefix.as_str(),
+                    c.endpoint.as_deref(),
+                    c.region.as_str()
+                ),
+                (bucket, prefix, endpoint, region),
+                "{url}"
+            );
+        }
+    }
+
     fn zarr(path: &str) -> Location {
         match classify_with(path, false, false) {
             Ok(Target::Zarr(l)) => l,
