@@ -6,7 +6,7 @@
 //! released here with `free`).
 //!
 //! The safe half (directory scan, pairing, the `Hdf5Filter`/`CodecMap`
-//! wrappers) is `crate::codec::plugin`; it never sees a raw pointer.
+//! wrappers) is the codec layer's `plugin` module; it never sees a raw pointer.
 //!
 //! Libraries are never unloaded: a plugin's code may be referenced from
 //! `atexit` handlers of the libraries it pulled in (libhdf5 does so), and
