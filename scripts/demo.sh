@@ -28,6 +28,19 @@ LD_LIBRARY_PATH="$lib" "$work/demo" "$url"
 echo "demo: 4/4 Debian's ncdump -s, running on this library (LD_LIBRARY_PATH=$lib):"
 LD_LIBRARY_PATH="$lib" ncdump -s "$url"
 
+# The same dataset through Python's Zarr stack, when one is installed (the
+# test venv of scripts/install-deps.sh has xarray and zarr-python): this
+# library is not involved there, the files on disk are plain Zarr.
+venv_py="${NCZ_VENV:-$HOME/.cache/nczarr-venv}/bin/python"
+for py in "$venv_py" python3; do
+    if [ -x "$(command -v "$py")" ] && "$py" -c 'import xarray, zarr' 2>/dev/null; then
+        echo "demo: and xarray (zarr-python $("$py" -c 'import zarr; print(zarr.__version__)')) reads the same directory:"
+        "$py" -c 'import sys, xarray as xr; print(xr.open_zarr(sys.argv[1], consolidated=False))' "$work/demo.zarr" ||
+            echo "demo: (xarray could not read it; see README's quickstart)"
+        break
+    fi
+done
+
 cat <<EOF
 
 demo: done. The dataset is the directory $work/demo.zarr; to look at it again:
