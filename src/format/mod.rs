@@ -1,4 +1,5 @@
 //! Zarr v2 / v3 and NCZarr metadata: parsing and writing. Knows the `Store` trait only.
+#![forbid(unsafe_code)]
 pub mod dialect;
 pub mod dtype;
 pub mod json;
