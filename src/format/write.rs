@@ -309,19 +309,9 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
         var.stored_key = Some(key);
     }
     if ds.meta_dirty || any {
-        let depth = |mut g: usize| {
-            let mut d = 0;
-            while let Some(p) = ds.groups[g].parent {
-                g = p;
-                d += 1;
-            }
-            d
-        };
-        let depths: Vec<usize> = (0..ds.groups.len()).map(depth).collect();
-        let deepest = depths.iter().copied().max().unwrap_or(0);
-        for level in (0..=deepest).rev() {
+        for level in groups_deepest_first(ds) {
             let mut batch = Batch::new();
-            for g in (0..ds.groups.len()).filter(|&g| depths[g] == level) {
+            for g in level {
                 let key = ds.group_key(g);
                 batch.push(json_obj(
                     &join(&key, ".zgroup"),
@@ -340,6 +330,26 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
         ds.meta_dirty = false;
     }
     Ok(())
+}
+
+/// The dataset's groups by depth, deepest level first: a group's metadata
+/// is stored after its children's, so a reader never finds a group that
+/// names a child not yet written.
+pub fn groups_deepest_first(ds: &Dataset) -> Vec<Vec<usize>> {
+    let depth = |mut g: usize| {
+        let mut d = 0;
+        while let Some(p) = ds.groups[g].parent {
+            g = p;
+            d += 1;
+        }
+        d
+    };
+    let depths: Vec<usize> = (0..ds.groups.len()).map(depth).collect();
+    let deepest = depths.iter().copied().max().unwrap_or(0);
+    (0..=deepest)
+        .rev()
+        .map(|level| (0..ds.groups.len()).filter(|&g| depths[g] == level).collect())
+        .collect()
 }
 
 /// The consolidated `.zmetadata` document.

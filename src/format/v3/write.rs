@@ -20,7 +20,7 @@ use super::{ZARR_JSON, fill};
 use crate::codec::sharding::{ShardLayout, auto_shape};
 use crate::error::NcResult;
 use crate::format::json::{Out, att_to_out};
-use crate::format::write::{Batch, ncproperties};
+use crate::format::write::{Batch, groups_deepest_first, ncproperties};
 use crate::model::types::NcType;
 use crate::model::{Att, AttValue, ChunkKeys, Dataset, StringLayout, Var};
 use crate::storage::{Key, Store};
@@ -351,19 +351,9 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
     // The root lists every array when consolidated, and NCZarr groups list
     // theirs: any change rewrites the groups.
     if ds.meta_dirty || any {
-        let depth = |mut g: usize| {
-            let mut d = 0;
-            while let Some(p) = ds.groups[g].parent {
-                g = p;
-                d += 1;
-            }
-            d
-        };
-        let depths: Vec<usize> = (0..ds.groups.len()).map(depth).collect();
-        let deepest = depths.iter().copied().max().unwrap_or(0);
-        for level in (0..=deepest).rev() {
+        for level in groups_deepest_first(ds) {
             let mut batch = Batch::new();
-            for g in (0..ds.groups.len()).filter(|&g| depths[g] == level) {
+            for g in level {
                 let node = if g == 0 { root_json(ds) } else { group_json(ds, g) };
                 batch.push(json_obj(&join(&ds.group_key(g), ZARR_JSON), &node)?);
             }
