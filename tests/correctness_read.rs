@@ -678,6 +678,33 @@ fn mode_zarr_on_nczarr_data_is_the_pure_zarr_view() {
     assert_eq!(nc_close(ncid), 0);
 }
 
+/// netcdf-c's nczarr_test `run_interop` reads a store of xarray arrays
+/// with no `.zgroup` at its root: the root is then an implicit pure-Zarr
+/// group. A tree without any Zarr object stays "not netCDF".
+#[test]
+fn a_root_without_zgroup_is_an_implicit_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("arrays.zarr");
+    put(&d, "v/.zarray", ZARRAY_V);
+    put(&d, "v/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["x"], "units": "m"}"#);
+    fs::write(d.join("v/0"), le_ints(&[1, 2, 3])).unwrap();
+    fs::write(d.join("v/1"), le_ints(&[4, 5, 6])).unwrap();
+    for mode in ["zarr", "nczarr"] {
+        let ncid = open(&d, mode);
+        assert_eq!(dims(ncid), [("x".to_string(), 6)]);
+        assert_eq!(varid(ncid, "v"), Some(0));
+        assert_eq!(att_text(ncid, 0, "units"), "m");
+        assert_eq!(read_ints(ncid, 0, 6), Ok(vec![1, 2, 3, 4, 5, 6]));
+        assert_eq!(nc_close(ncid), 0);
+    }
+
+    let other = tmp.path().join("other");
+    put(&other, "a/b/readme.txt", "not zarr");
+    let mut ncid = 0;
+    let st = unsafe { nc_open(url(&other, "zarr").as_ptr(), 0, &mut ncid) };
+    assert_eq!(st, -51, "NC_ENOTNC for a tree without Zarr objects");
+}
+
 // ---- 12. Text that is a JSON object or array is stored as JSON ----
 
 fn zattrs(d: &Path) -> Value {

@@ -330,8 +330,19 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         }
         if store.len(&Key::new(".zarray")?)?.is_some() {
             crate::nclog!(Level::Error, "{}: the root is an array, not a group", path);
+            return Err(NcError::NotNc);
         }
-        return Err(NcError::NotNc);
+        // A root without .zgroup whose tree holds Zarr objects (arrays
+        // written straight into a store) is a pure-Zarr group, as netcdf-c
+        // reads it.
+        if !holds_zarr_objects(store.as_ref()) {
+            return Err(NcError::NotNc);
+        }
+        crate::nclog!(
+            Level::Note,
+            "{}: no .zgroup at the root; read as a pure-Zarr group",
+            path
+        );
     }
     if let Some(f) = zgroup.as_ref().and_then(|g| g.get::<i64>("zarr_format"))
         && f != 2
@@ -423,6 +434,39 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
     };
     reader.read_tree(&mut ds, zgroup, zattrs)?;
     Ok(ds)
+}
+
+/// How many listings `holds_zarr_objects` may make before it gives up.
+const MAX_PROBE_LISTINGS: usize = 1024;
+
+/// Whether some object below the root is Zarr v2 metadata (`.zgroup`,
+/// `.zarray`, `.zattrs`, `.zmetadata`), searched breadth first with a bound
+/// on depth and on listings, so that a large tree of other data costs a
+/// bounded number of requests. A listing that fails counts as "no".
+fn holds_zarr_objects(store: &dyn Store) -> bool {
+    let mut queue = std::collections::VecDeque::from([(String::new(), 0usize)]);
+    let mut listings = 0;
+    while let Some((prefix, depth)) = queue.pop_front() {
+        if listings == MAX_PROBE_LISTINGS {
+            return false;
+        }
+        listings += 1;
+        let Ok(key) = Key::new(&prefix) else {
+            continue;
+        };
+        let Ok(names) = store.list(&key) else {
+            return false;
+        };
+        for name in names {
+            if matches!(name.as_str(), ".zgroup" | ".zarray" | ".zattrs" | ".zmetadata") {
+                return true;
+            }
+            if depth < MAX_GROUP_DEPTH && !name.starts_with('.') {
+                queue.push_back((join(&prefix, &name), depth + 1));
+            }
+        }
+    }
+    false
 }
 
 /// Open a Zarr v3 dataset (its root `zarr.json`).

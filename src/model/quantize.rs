@@ -63,6 +63,12 @@ pub fn from_atts(v: &Var) -> (i32, i32) {
 /// log2(10): bits per decimal digit.
 const BITS_PER_DIGIT: f64 = std::f64::consts::LN_10 / std::f64::consts::LN_2;
 
+/// log10(2): decimal digits per bit, computed as netcdf-c computes it (a
+/// quotient of the two logarithms, one ulp away from the correctly rounded
+/// `LOG10_2`): Granular BitRound's digit count sits exactly on an integer for
+/// values such as 1e9, and the same bits must be chosen as netcdf-c chooses.
+const DIGITS_PER_BIT: f64 = std::f64::consts::LN_2 / std::f64::consts::LN_10;
+
 /// Masks for keeping `keep` explicit mantissa bits of a `mant`-bit mantissa:
 /// (shave mask for AND, set mask for OR, half of the last kept bit), or None
 /// when every bit is kept.
@@ -123,7 +129,7 @@ pub fn apply(mode: i32, nsd: i32, ty: NcType, data: &mut [u8], fill: &[u8]) {
                 let (m, e) = frexp(val);
                 let mabs = m.abs();
                 let ml10 = mabs.log10();
-                let digits = (f64::from(e) * std::f64::consts::LOG10_2 + ml10).floor() as i32 + 1;
+                let digits = (f64::from(e) * DIGITS_PER_BIT + ml10).floor() as i32 + 1;
                 let qnt_pwr = (BITS_PER_DIGIT * f64::from(digits - nsd)).floor() as i32;
                 let keep = ((f64::from(e) - BITS_PER_DIGIT * ml10).floor() as i32 - qnt_pwr).abs() - 1;
                 match masks(mant, keep) {
@@ -195,6 +201,17 @@ mod tests {
         assert_eq!(q(BITROUND, 23, x), x);
         assert_eq!(q(BITROUND, 3, 9.96921e36), 9.96921e36);
         assert!(q(BITROUND, 3, f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn granular_bitround_counts_digits_as_netcdf_c() {
+        // netcdf-c 4.10.1's own test (nczarr_test/test_quantize.c, nsd 3):
+        // 999999999 stored as float is 1e9, whose digit count lands exactly
+        // on 10; netcdf-c stores 0x4e6e6000 (a correctly rounded log10(2)
+        // gives 9 digits and 0x4e6e0000).
+        assert_eq!(q(GRANULARBR, 3, 999_999_999f32).to_bits(), 0x4e6e_6000);
+        assert_eq!(q(GRANULARBR, 3, -999_999_999f32).to_bits(), 0xce6e_6000);
+        assert_eq!(q(GRANULARBR, 3, 9999.0).to_bits(), 0x461c_4000);
     }
 
     #[test]
