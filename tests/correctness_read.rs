@@ -422,6 +422,23 @@ fn invalid_dimension_and_type_metadata_is_refused() {
         pure(&d, "{}", &format!(r#"{{"_ARRAY_DIMENSIONS": {dims}}}"#));
         assert_eq!(probe(&d, "zarr", 6), None, "{dims}");
     }
+    // A scalar with dimension names (netcdf-c's nczarr_test run_corrupt):
+    // hidden as for any other rank, where it was shown as a scalar.
+    let d = tmp.path().join("xdscalar.zarr");
+    put(&d, ".zgroup", r#"{"zarr_format": 2}"#);
+    put(
+        &d,
+        "v/.zarray",
+        r#"{"zarr_format": 2, "shape": [], "chunks": [], "dtype": "<i4", "fill_value": -1, "order": "C", "compressor": null, "filters": null}"#,
+    );
+    put(&d, "v/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["d0"]}"#);
+    let ncid = open(&d, "zarr");
+    assert_eq!(varid(ncid, "v"), None);
+    assert_eq!(nc_close(ncid), 0);
+    put(&d, "v/.zattrs", r#"{"_ARRAY_DIMENSIONS": []}"#);
+    let ncid = open(&d, "zarr");
+    assert_eq!(varid(ncid, "v"), Some(0));
+    assert_eq!(nc_close(ncid), 0);
     // `_nczarr_attr` that is not an object of types: the types were guessed.
     for (i, info) in [r#""_nczarr_attr": 5"#, r#""_nczarr_attr": {"types": []}"#]
         .iter()

@@ -1,7 +1,8 @@
 //! Blosc (format 1, c-blosc 1.21): HDF5 filter 32001, numcodecs codec `blosc`.
 //!
-//! JSON (numcodecs' order): `{"id": "blosc", "cname": "lz4", "clevel": 5,
-//! "shuffle": 1, "blocksize": 0}`; cname one of blosclz, lz4, lz4hc, zlib,
+//! JSON: `{"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "lz4",
+//! "shuffle": 1}` (written in netcdf-c's member order, so `_Codecs` reads as
+//! netcdf-c's does; numcodecs' order reads alike); cname one of blosclz, lz4, lz4hc, zlib,
 //! zstd; shuffle 0 none, 1 byte, 2 bit, -1 automatic (bit for one-byte
 //! values, byte otherwise); blocksize 0 = automatic.
 //!
@@ -208,8 +209,8 @@ impl CodecMap for Blosc {
             return Err(bad(format!("parameters {v:?} out of range")));
         }
         Ok(format!(
-            "{{\"id\": \"blosc\", \"cname\": \"{cname}\", \"clevel\": {}, \"shuffle\": {}, \"blocksize\": {}}}",
-            v[4], v[5] as i32, v[3]
+            "{{\"id\": \"blosc\", \"clevel\": {}, \"blocksize\": {}, \"cname\": \"{cname}\", \"shuffle\": {}}}",
+            v[4], v[3], v[5] as i32
         ))
     }
 
@@ -256,7 +257,12 @@ mod tests {
         );
         let j = r#"{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}"#;
         assert_eq!(Blosc.codec_to_hdf5(j).unwrap(), vec![0, 0, 0, 0, 5, 1, 1]);
-        assert_eq!(Blosc.hdf5_to_codec(&[0, 0, 0, 0, 5, 1, 1]).unwrap(), j);
+        // Written in netcdf-c's order (its nczarr_test run_specific_filters
+        // compares `_Codecs`).
+        assert_eq!(
+            Blosc.hdf5_to_codec(&[0, 0, 0, 256, 5, 1, 1]).unwrap(),
+            r#"{"id": "blosc", "clevel": 5, "blocksize": 256, "cname": "lz4", "shuffle": 1}"#
+        );
         assert!(Blosc.codec_to_hdf5(r#"{"id": "blosc", "cname": "nope"}"#).is_err());
     }
 

@@ -1129,6 +1129,17 @@ impl Reader<'_, '_> {
             }
         } else {
             let scalar_marker = xdims.as_deref() == Some(&["_scalar_".to_string()][..]) && shape == [1];
+            if shape.is_empty() && !scalar_marker && self.xarray && xdims.as_ref().is_some_and(|n| !n.is_empty()) {
+                // As for any other rank: names that contradict the shape
+                // make the array's dimensions unknowable.
+                crate::nclog!(
+                    Level::Error,
+                    "{}: _ARRAY_DIMENSIONS names {} dimensions, the shape has 0",
+                    zattrs_key,
+                    xdims.as_ref().map_or(0, Vec::len)
+                );
+                return Err(NcError::NcZarr);
+            }
             if shape.is_empty() || scalar_marker {
                 scalar = true;
             } else {
