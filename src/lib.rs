@@ -13,6 +13,7 @@
 pub mod error;
 #[macro_use]
 pub mod log;
+pub mod aggregate;
 pub mod api;
 pub mod codec;
 pub mod engine;

@@ -140,6 +140,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         meta_dirty: true,
         created: true,
         deferred_bytes: 0,
+            aggregation: None,
     };
     // The root group exists on storage from the start.
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;
@@ -149,6 +150,16 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
 
 /// nc_open.
 pub fn open(path: &str, mode: i32) -> NcResult<i32> {
+    let ds = open_view(path, mode, &[])?;
+    handles::insert(ds)
+}
+
+/// Open a Zarr dataset as `nc_open` shows it: opened read-only, with its
+/// aggregation variables expanded (`crate::aggregate`) unless the raw view
+/// is asked for (mode key `aggregation=raw`, `NCZARR_AGGREGATION=raw`). A
+/// dataset opened for writing is always shown as stored. `ancestors` are
+/// the masters this dataset is a fragment of (for nested aggregations).
+pub fn open_view(path: &str, mode: i32, ancestors: &[String]) -> NcResult<Dataset> {
     rc::ensure_loaded();
     let loc = zarr_location(path, false)?;
     let writable = mode & NC_WRITE != 0;
@@ -161,8 +172,15 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
         shard_target: loc.shard_target,
         pure_zarr: loc.zarr,
     };
-    let ds = read::open(store, path, opts)?;
-    handles::insert(ds)
+    let mut ds = read::open(store, path, opts)?;
+    if !writable && !loc.aggregation_raw && !crate::aggregate::raw_by_env() {
+        let master = crate::aggregate::MasterAt {
+            uri: path.to_string(),
+            base: crate::aggregate::fragment::Base::of_master(&loc.path, loc.kind != StoreKind::S3),
+        };
+        crate::aggregate::expand(&mut ds, &master, ancestors)?;
+    }
+    Ok(ds)
 }
 
 /// Write everything pending: chunks, then metadata, then make it durable.
@@ -260,6 +278,11 @@ pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> Nc
             }
             "_IsNetcdf4" => return Ok(Cow::Owned(int(1))),
             "_SuperblockVersion" => return Ok(Cow::Owned(int(ds.superblock_version))),
+            "_Aggregation" => {
+                if let Some(a) = &ds.aggregation {
+                    return Ok(Cow::Owned(write::text_att(name, a)));
+                }
+            }
             _ => {}
         }
     } else if name == "_Codecs"

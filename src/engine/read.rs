@@ -38,6 +38,16 @@ pub fn get_vars(
     let Some(sel) = prepare(ds, grp, varid, start, count, stride, mem, |n| out.holds(n), false)? else {
         return Ok(());
     };
+    // Values held elsewhere (an aggregated variable) come from their source.
+    if let Some(ext) = ds.var(grp, varid)?.external.clone() {
+        return match out {
+            MemOut::Num { ty, data } => {
+                let n = sel.total.checked_mul(ty.size()).ok_or(NcError::Inval)?;
+                ext.read(&sel.start, &sel.count, &sel.stride, ty, &mut data[..n])
+            }
+            MemOut::Str(_) => Err(NcError::BadType),
+        };
+    }
     let chunks = VarChunks::of(ds, grp, ds.var(grp, varid)?);
     // The chunks touched, each with its per-dimension segments; the runs in
     // caller memory are worked out by the job that reads the chunk.

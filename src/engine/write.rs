@@ -35,7 +35,8 @@ pub fn put_vars(
     stride: Option<&[isize]>,
     src: MemIn<'_>,
 ) -> NcResult<()> {
-    if !ds.writable {
+    // An aggregated variable is read-only (its fragments are not written).
+    if !ds.writable || ds.var(grp, varid)?.external.is_some() {
         return Err(NcError::Perm);
     }
     let store = ds.store.clone();

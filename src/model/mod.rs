@@ -250,6 +250,20 @@ pub struct Var {
     /// The codec chain resolved for the current codecs, chunk shape and type
     /// (see `Var::chain_key`); stale entries are ignored.
     pub chain: Option<ResolvedChain>,
+    /// Where the values come from when they are not this variable's chunks
+    /// (an aggregated variable assembled from fragments): None for an
+    /// ordinary variable.
+    pub external: Option<Arc<dyn ExternalData>>,
+}
+
+/// Values held outside the variable's own chunks: the data path hands a
+/// read of such a variable to it before looking at chunks.
+pub trait ExternalData: Send + Sync + std::fmt::Debug {
+    /// Read the selection (`start`, `count`, `stride` per dimension, already
+    /// checked against the variable's shape) into `out`, `count`'s product
+    /// values of type `mem` in row-major order. Values out of range for
+    /// `mem` are written and reported as `NcError::Range` at the end.
+    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()>;
 }
 
 /// What a variable's codec chain was resolved for, and the result.
@@ -348,6 +362,9 @@ pub struct Dataset {
     /// Bytes of whole chunks that writes left in the caches to be stored at
     /// the next sync (see `engine::put_vars`); zeroed by `engine::flush_chunks`.
     pub deferred_bytes: usize,
+    /// The aggregation encodings this view expanded (the virtual global
+    /// attribute `_Aggregation`); None when nothing was expanded.
+    pub aggregation: Option<String>,
 }
 
 /// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most
@@ -398,7 +415,7 @@ pub fn is_hidden_att(name: &str) -> bool {
 /// NCZarr bookkeeping keys anywhere, the dataset's virtual attributes on the
 /// root group, `_Codecs` on variables.
 pub fn is_reserved_att(name: &str, global: bool, root: bool) -> bool {
-    let file_level = matches!(name, "_NCProperties" | "_IsNetcdf4" | "_SuperblockVersion" | "_Format");
+    let file_level = matches!(name, "_NCProperties" | "_IsNetcdf4" | "_SuperblockVersion" | "_Format" | "_Aggregation");
     if file_level {
         return global && root;
     }
@@ -436,6 +453,7 @@ impl Var {
             },
             quantize: (0, 0),
             chain: None,
+            external: None,
         }
     }
 
@@ -622,6 +640,63 @@ impl Dataset {
             g = self.groups[x].parent;
         }
         None
+    }
+
+    /// Remove the variables `gone` (group index, position) from this view,
+    /// and the dimensions that only they used; dimension ids are renumbered
+    /// so they stay dense. For views rewritten at open (aggregation), never
+    /// for a dataset that will be written.
+    pub fn hide_vars(&mut self, gone: &std::collections::HashSet<(usize, usize)>) {
+        if gone.is_empty() {
+            return;
+        }
+        let mut used_by_gone = vec![false; self.dims.len()];
+        let mut used_by_kept = vec![false; self.dims.len()];
+        for (g, grp) in self.groups.iter().enumerate() {
+            for (i, v) in grp.vars.iter().enumerate() {
+                let used = if gone.contains(&(g, i)) { &mut used_by_gone } else { &mut used_by_kept };
+                for &d in &v.dimids {
+                    if let Some(u) = used.get_mut(d) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+        for (g, grp) in self.groups.iter_mut().enumerate() {
+            let mut i = 0;
+            grp.vars.retain(|_| {
+                let keep = !gone.contains(&(g, i));
+                i += 1;
+                keep
+            });
+        }
+        let drop: Vec<bool> = (0..self.dims.len()).map(|d| used_by_gone[d] && !used_by_kept[d]).collect();
+        if !drop.iter().any(|&x| x) {
+            return;
+        }
+        let mut new_id = vec![usize::MAX; self.dims.len()];
+        let mut next = 0;
+        for d in 0..self.dims.len() {
+            if !drop[d] {
+                new_id[d] = next;
+                next += 1;
+            }
+        }
+        let mut d = 0;
+        self.dims.retain(|_| {
+            let keep = !drop[d];
+            d += 1;
+            keep
+        });
+        for grp in &mut self.groups {
+            grp.dims = grp.dims.iter().filter(|&&x| !drop[x]).map(|&x| new_id[x]).collect();
+            *grp.dim_index.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            for v in &mut grp.vars {
+                for x in &mut v.dimids {
+                    *x = new_id[*x];
+                }
+            }
+        }
     }
 
     /// The dimension `name` defined in group `grp` (not its ancestors), in

@@ -97,6 +97,9 @@ pub struct Location {
     /// `shards=auto` (64 MiB) or `shards=<bytes>` (`k`, `m`, `g` suffixes
     /// allowed, powers of 1024); None without the key or with `shards=none`.
     pub shard_target: Option<u64>,
+    /// The stored view of aggregation variables (mode key `aggregation=raw`;
+    /// `aggregation=expanded`, the default, undoes it).
+    pub aggregation_raw: bool,
 }
 
 impl Location {
@@ -128,7 +131,7 @@ const FORMAT_MODES: [&str; 19] = [
 /// Mode values a Zarr dataset may use; a mode list holding one of them (or
 /// a word one edit away from one) is ours to check. `s3`/`gs3` are not among
 /// them: netcdf-c reads HDF5 files over S3 with `mode=bytes,s3`.
-const ZARR_MODES: [&str; 10] = [
+const ZARR_MODES: [&str; 11] = [
     "nczarr",
     "zarr",
     "xarray",
@@ -139,6 +142,7 @@ const ZARR_MODES: [&str; 10] = [
     "v2",
     "v3",
     "shards",
+    "aggregation",
 ];
 
 /// Every mode value known (netcdf-c's and this library's): the Zarr ones,
@@ -526,6 +530,19 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
             NcError::Url
         })?,
     };
+    // `aggregation=raw` or `aggregation=expanded` (the last one wins).
+    let aggregation = modes.iter().rev().find(|m| mode_key(m) == "aggregation").map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
+    let aggregation_raw = match aggregation.as_deref() {
+        None | Some("expanded") => false,
+        Some("raw") => true,
+        Some(v) => {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "{original}: bad aggregation={v:?} (raw or expanded)"
+            );
+            return Err(NcError::Url);
+        }
+    };
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -538,6 +555,7 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         consolidated,
         zarr_format,
         shard_target,
+        aggregation_raw,
     }))
 }
 
@@ -650,6 +668,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         consolidated: env_consolidated,
         zarr_format: None,
         shard_target: None,
+        aggregation_raw: false,
     }))
 }
 

@@ -1,0 +1,339 @@
+//! CF aggregation: a variable that stands for an N-d array assembled from
+//! fragments held in other datasets (CF-1.13 section 2.8, its drafts,
+//! CFA-0.6.2), shown as the array it stands for.
+//!
+//! At open (metadata only: the small fragment tables are read, no fragment
+//! is opened) every aggregation variable is recognised by its attributes
+//! (`parse.rs`), validated, and the view is rewritten: the variable gets
+//! the aggregated dimensions and a data source (`source.rs`) that reads the
+//! fragments (`fragment.rs`) a request touches; the fragment-table
+//! variables, and dimensions only they use, are hidden; the virtual global
+//! attribute `_Aggregation` names the encodings. A variable whose tables
+//! are invalid is shown as stored, with a log line.
+//!
+//! This module sits at the api level: `api::open` calls [`expand`], and
+//! fragments are opened through `api::open_view` (Zarr) or the system
+//! libnetcdf (`sys::netcdf::SysFile`).
+#![forbid(unsafe_code)]
+
+pub mod fragment;
+pub mod parse;
+pub mod source;
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
+
+use crate::error::NcResult;
+use crate::model::convert::convert;
+use crate::model::types::NcType;
+use crate::model::{AttValue, Dataset, Var};
+use fragment::Base;
+use parse::{AggAtts, Detected, Table, Tables};
+
+/// How deep aggregations may nest (a fragment that is itself a master).
+pub const MAX_DEPTH: usize = 8;
+/// The environment variable that selects the raw view everywhere.
+pub const ENV_VIEW: &str = "NCZARR_AGGREGATION";
+/// Most values a fragment table may hold.
+const MAX_TABLE_VALUES: usize = 1 << 24;
+
+/// Whether `NCZARR_AGGREGATION=raw` asks for the stored view everywhere.
+pub fn raw_by_env() -> bool {
+    std::env::var(ENV_VIEW).is_ok_and(|v| v.trim().eq_ignore_ascii_case("raw"))
+}
+
+/// Where a master is, for resolving its fragments.
+#[derive(Debug, Clone)]
+pub struct MasterAt {
+    /// The path or URL the master was opened with.
+    pub uri: String,
+    /// Where relative fragment URIs resolve.
+    pub base: Base,
+}
+
+fn text_of(value: &AttValue) -> Option<String> {
+    match value {
+        AttValue::Bytes(b) => Some(String::from_utf8_lossy(b).trim_end_matches('\0').to_string()),
+        AttValue::Strings(s) => s.first().map(|x| String::from_utf8_lossy(x).into_owned()),
+    }
+}
+
+fn agg_atts(v: &Var) -> AggAtts {
+    let t = |n: &str| v.att(n).and_then(|a| text_of(&a.value));
+    AggAtts {
+        aggregated_dimensions: t("aggregated_dimensions"),
+        aggregated_data: t("aggregated_data"),
+        cf_role: t("cf_role"),
+        cfa_group: t("cfa_group"),
+        cfa_array: t("cfa_array"),
+    }
+}
+
+/// A variable found by CF search from group `grp`: an absolute path, or a
+/// name in `grp` or the nearest ancestor that has it.
+fn find_var(ds: &Dataset, grp: usize, name: &str) -> Option<(usize, usize)> {
+    if let Some(path) = name.strip_prefix('/') {
+        let mut parts: Vec<&str> = path.split('/').collect();
+        let last = parts.pop()?;
+        let mut g = 0usize;
+        for p in parts {
+            g = *ds.groups[g].children.iter().find(|&&c| ds.groups[c].name == p)?;
+        }
+        return ds.groups[g].vars.iter().position(|v| v.name == last).map(|i| (g, i));
+    }
+    let mut g = Some(grp);
+    while let Some(x) = g {
+        if let Some(i) = ds.groups[x].vars.iter().position(|v| v.name == name) {
+            return Some((x, i));
+        }
+        g = ds.groups[x].parent;
+    }
+    None
+}
+
+/// A dimension found by CF search from group `grp`.
+fn find_dim(ds: &Dataset, grp: usize, name: &str) -> Option<usize> {
+    let mut g = Some(grp);
+    while let Some(x) = g {
+        if let Some(d) = ds.group_dim(x, name) {
+            return Some(d);
+        }
+        g = ds.groups[x].parent;
+    }
+    None
+}
+
+/// The fragment tables of one aggregation variable, read from the master.
+struct DsTables<'a> {
+    ds: &'a mut Dataset,
+    grp: usize,
+    /// The aggregated type (constant values are converted to it).
+    ty: NcType,
+}
+
+impl DsTables<'_> {
+    /// A whole table variable as `mem` values, with its shape and the
+    /// values that mark a missing entry (its fill value, `missing_value`).
+    fn read(&mut self, name: &str, mem: NcType) -> Result<(Vec<usize>, Vec<u8>, Vec<Vec<u8>>), String> {
+        let (g, i) = find_var(self.ds, self.grp, name).ok_or_else(|| format!("no table variable {name}"))?;
+        let v = &self.ds.groups[g].vars[i];
+        if v.external.is_some() || v.ty == NcType::String && mem != NcType::String {
+            return Err(format!("table variable {name} has the wrong kind"));
+        }
+        let shape = self.ds.var_shape(v);
+        let n = shape
+            .iter()
+            .try_fold(1usize, |a, &c| a.checked_mul(c))
+            .filter(|&n| n <= MAX_TABLE_VALUES)
+            .ok_or_else(|| format!("table variable {name} is too large"))?;
+        let mut marks = Vec::new();
+        if mem != NcType::String && mem != NcType::Char {
+            let conv = |ty: NcType, b: &[u8]| -> Vec<Vec<u8>> {
+                b.chunks_exact(ty.size())
+                    .filter_map(|x| {
+                        let mut o = vec![0u8; mem.size()];
+                        convert(ty, x, mem, &mut o).ok().map(|()| o)
+                    })
+                    .collect()
+            };
+            if !v.no_fill && v.ty.is_numeric() {
+                marks.extend(conv(v.ty, &v.fill));
+            }
+            if let Some(a) = v.att("missing_value")
+                && let AttValue::Bytes(b) = &a.value
+                && a.ty.is_numeric()
+            {
+                marks.extend(conv(a.ty, b));
+            }
+        }
+        let zeros = vec![0usize; shape.len()];
+        let mut data = vec![0u8; n * mem.size()];
+        crate::engine::get_vars(
+            self.ds,
+            g,
+            i as i32,
+            &zeros,
+            &shape,
+            None,
+            crate::engine::MemOut::Num { ty: mem, data: &mut data },
+        )
+        .map_err(|e| format!("table variable {name} cannot be read as {}: {e:?}", mem.name()))?;
+        Ok((shape, data, marks))
+    }
+}
+
+impl Tables for DsTables<'_> {
+    fn dim_len(&mut self, name: &str) -> Option<usize> {
+        find_dim(self.ds, self.grp, name).map(|d| self.ds.dims[d].len)
+    }
+
+    fn ints(&mut self, var: &str) -> Result<Table<Option<i64>>, String> {
+        let (shape, data, marks) = self.read(var, NcType::Int64)?;
+        let data = data
+            .chunks_exact(8)
+            .map(|b| (!marks.iter().any(|m| m.as_slice() == b)).then(|| i64::from_ne_bytes(b.try_into().unwrap_or_default())))
+            .collect();
+        Ok(Table { shape, data })
+    }
+
+    fn strings(&mut self, var: &str) -> Result<Table<Option<String>>, String> {
+        let (g, i) = find_var(self.ds, self.grp, var).ok_or_else(|| format!("no table variable {var}"))?;
+        let v = &self.ds.groups[g].vars[i];
+        match v.ty {
+            NcType::Char => {
+                let (mut shape, data, _) = self.read(var, NcType::Char)?;
+                let width = shape.pop().unwrap_or(1).max(1);
+                let data = data
+                    .chunks(width)
+                    .map(|s| {
+                        let t = String::from_utf8_lossy(s).trim_end_matches('\0').trim().to_string();
+                        (!t.is_empty()).then_some(t)
+                    })
+                    .collect();
+                Ok(Table { shape, data })
+            }
+            NcType::String => {
+                let shape = self.ds.var_shape(v);
+                let n = shape
+                    .iter()
+                    .try_fold(1usize, |a, &c| a.checked_mul(c))
+                    .filter(|&n| n <= MAX_TABLE_VALUES)
+                    .ok_or_else(|| format!("table variable {var} is too large"))?;
+                let mut vals: Vec<Option<Vec<u8>>> = vec![None; n];
+                let zeros = vec![0usize; shape.len()];
+                crate::engine::get_vars(
+                    self.ds,
+                    g,
+                    i as i32,
+                    &zeros,
+                    &shape,
+                    None,
+                    crate::engine::MemOut::Str(&mut vals),
+                )
+                .map_err(|e| format!("table variable {var} cannot be read: {e:?}"))?;
+                let data = vals
+                    .into_iter()
+                    .map(|s| {
+                        s.map(|b| String::from_utf8_lossy(&b).trim_end_matches('\0').trim().to_string())
+                            .filter(|t| !t.is_empty())
+                    })
+                    .collect();
+                Ok(Table { shape, data })
+            }
+            _ => Err(format!("table variable {var} is not text")),
+        }
+    }
+
+    fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
+        let ty = self.ty;
+        let (shape, data, marks) = self.read(var, ty)?;
+        let data = data
+            .chunks_exact(ty.size())
+            .map(|b| (!marks.iter().any(|m| m.as_slice() == b)).then(|| b.to_vec()))
+            .collect();
+        Ok(Table { shape, data })
+    }
+
+    fn text_att(&mut self, var: &str, att: &str) -> Option<String> {
+        let (g, i) = find_var(self.ds, self.grp, var)?;
+        self.ds.groups[g].vars[i].att(att).and_then(|a| text_of(&a.value))
+    }
+}
+
+/// One aggregation variable ready to be expanded.
+struct Plan {
+    grp: usize,
+    var: usize,
+    agg: parse::Aggregation,
+    dimids: Vec<usize>,
+    tables: Vec<(usize, usize)>,
+}
+
+/// Rewrite an opened master into the aggregation view. `ancestors` are the
+/// masters whose fragment this dataset is (empty for one the caller opened).
+pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcResult<()> {
+    let mut plans = Vec::new();
+    let mut kept_tables: HashSet<(usize, usize)> = HashSet::new();
+    let mut names = BTreeSet::new();
+    for g in 0..ds.groups.len() {
+        for i in 0..ds.groups[g].vars.len() {
+            let v = &ds.groups[g].vars[i];
+            let Some(det) = parse::detect(&agg_atts(v)) else { continue };
+            let vname = v.name.clone();
+            let log = |why: &str| {
+                crate::nclog!(
+                    crate::log::Level::Warn,
+                    "{}: aggregation variable {vname} shown as stored: {why}",
+                    master.uri
+                );
+            };
+            match det {
+                Detected::NotExpanded(e) => {
+                    log(&format!("{} aggregations are recognised but not expanded yet", e.name()));
+                    names.insert(format!("{} (not expanded)", e.name()));
+                }
+                Detected::Invalid(why) => log(&why),
+                Detected::Terms { encoding, dims, roles } => {
+                    let ty = v.ty;
+                    let tables: Vec<(usize, usize)> =
+                        roles.tables().iter().filter_map(|t| find_var(ds, g, t)).collect();
+                    let result = if !v.is_scalar() {
+                        Err("the aggregation variable is not a scalar".to_string())
+                    } else if !ty.is_numeric() {
+                        Err(format!("aggregated type {} is not expanded yet", ty.name()))
+                    } else {
+                        let mut t = DsTables { ds, grp: g, ty };
+                        parse::describe(encoding, &dims, &roles, &mut t)
+                    };
+                    match result {
+                        Ok(agg) => {
+                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).collect();
+                            names.insert(encoding.name().to_string());
+                            plans.push(Plan {
+                                grp: g,
+                                var: i,
+                                agg,
+                                dimids,
+                                tables,
+                            });
+                        }
+                        Err(why) => {
+                            log(&why);
+                            kept_tables.extend(tables);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    ds.aggregation = Some(names.into_iter().collect::<Vec<_>>().join(", "));
+    let mut chain = ancestors.to_vec();
+    chain.push(master.uri.clone());
+    let mut hidden: HashSet<(usize, usize)> = HashSet::new();
+    for p in plans {
+        let shape = p.agg.shape.clone();
+        let v = &mut ds.groups[p.grp].vars[p.var];
+        let units = v.att("units").and_then(|a| text_of(&a.value)).map(|s| s.trim().to_string());
+        let src = source::AggSource::new(
+            p.agg,
+            v.ty,
+            v.fill.clone(),
+            units,
+            master.base.clone(),
+            master.uri.clone(),
+            chain.clone(),
+        );
+        v.dimids = p.dimids;
+        v.chunks = shape.iter().map(|&n| n.max(1)).collect();
+        v.codecs.clear();
+        v.chain = None;
+        v.atts.retain(|a| !parse::AGG_ATT_NAMES.contains(&a.name.as_str()));
+        v.external = Some(Arc::new(src));
+        hidden.extend(p.tables.into_iter().filter(|t| !kept_tables.contains(t) && *t != (p.grp, p.var)));
+    }
+    ds.hide_vars(&hidden);
+    Ok(())
+}

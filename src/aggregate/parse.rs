@@ -1,0 +1,746 @@
+//! Every aggregation encoding into one description: which encoding a
+//! variable uses (told by the terms of its attributes, never by
+//! `Conventions`), and its fragments in a normalised form, validated.
+//!
+//! The encodings (see docs/aggregation in the README):
+//! - CF-1.13: `aggregated_data = "map: M uris: U identifiers: I"` or
+//!   `"map: M unique_values: V"` (terms case-sensitive);
+//! - the CF drafts of 2024 (`shape`/`location`/`address`, `shape`/`value`)
+//!   and of 2024-10..2025-05 (`map`/`location`/`identifier`,
+//!   `map`/`unique_value`);
+//! - CFA-0.6.2: `location`/`file`/`address`/`format` (terms in any case),
+//!   `substitutions` on the file variable, missing fragments, alternative
+//!   URIs in a trailing dimension (the first present one is taken), a
+//!   missing file with an address meaning a variable of the master itself;
+//! - CFA-0.4 (`cf_role = "cfa_variable"` with a JSON `cfa_array`) and
+//!   S3netCDF4's group form (`cfa_group`): recognised, not expanded yet.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+
+/// Most fragments one aggregation variable may have.
+pub const MAX_FRAGMENTS: usize = 1 << 20;
+/// Most dimensions an aggregated variable may have (NC_MAX_VAR_DIMS).
+pub const MAX_DIMS: usize = 1024;
+
+/// The encoding a variable's attributes use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Encoding {
+    /// CF-1.13 `map` + `uris` + `identifiers` or `map` + `unique_values`.
+    Cf113,
+    /// CF draft of 2024-05: `shape` + `location` + `address`, or `shape` + `value`.
+    CfDraft2024,
+    /// CF draft of 2024-10..2025-05: `map` + `location` + `identifier`, or
+    /// `map` + `unique_value`.
+    CfDraft2025,
+    /// NCAS-CMS CFA-0.6.2: `location` + `file` + `address` (+ `format`).
+    Cfa062,
+    /// CFA-0.4 / NCA: `cf_role = "cfa_variable"` with `cfa_array` (not expanded yet).
+    Cfa04,
+    /// S3netCDF4's "CFA-0.5" group form: `cfa_group` (not expanded yet).
+    S3Netcdf4,
+}
+
+impl Encoding {
+    /// The name `_Aggregation` reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cf113 => "CF-1.13",
+            Encoding::CfDraft2024 => "CF-draft-2024",
+            Encoding::CfDraft2025 => "CF-draft-2025",
+            Encoding::Cfa062 => "CFA-0.6.2",
+            Encoding::Cfa04 => "CFA-0.4",
+            Encoding::S3Netcdf4 => "S3netCDF4",
+        }
+    }
+
+    /// Whether this slice expands it.
+    pub fn expanded(self) -> bool {
+        !matches!(self, Encoding::Cfa04 | Encoding::S3Netcdf4)
+    }
+}
+
+/// The aggregation attributes of one variable.
+#[derive(Debug, Clone, Default)]
+pub struct AggAtts {
+    pub aggregated_dimensions: Option<String>,
+    pub aggregated_data: Option<String>,
+    pub cf_role: Option<String>,
+    pub cfa_group: Option<String>,
+    pub cfa_array: Option<String>,
+}
+
+/// The attribute names an aggregation view removes from the variable.
+pub const AGG_ATT_NAMES: [&str; 2] = ["aggregated_dimensions", "aggregated_data"];
+
+/// What a variable's attributes say, before any table is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detected {
+    /// A term-based encoding: the aggregated dimension names and the table
+    /// variable of each role.
+    Terms {
+        encoding: Encoding,
+        dims: Vec<String>,
+        roles: Roles,
+    },
+    /// A recognised encoding this slice does not expand.
+    NotExpanded(Encoding),
+    /// Aggregation attributes that make no known encoding (why).
+    Invalid(String),
+}
+
+/// The table variable of each role (names as written in `aggregated_data`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Roles {
+    /// Fragment sizes per dimension (`map`, `shape`, CFA `location`).
+    pub sizes: Option<String>,
+    /// Fragment datasets (`uris`, draft `location`, CFA `file`).
+    pub uris: Option<String>,
+    /// Variables inside the fragments (`identifiers`, `identifier`, `address`).
+    pub identifiers: Option<String>,
+    /// Constant fragment values (`unique_values`, `unique_value`, `value`).
+    pub values: Option<String>,
+}
+
+impl Roles {
+    /// The table variables named, without repeats.
+    pub fn tables(&self) -> Vec<String> {
+        let mut v: Vec<String> = [&self.sizes, &self.uris, &self.identifiers, &self.values]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        v.dedup();
+        v
+    }
+}
+
+/// `term: value term: value ...` into pairs, in order; None when a term
+/// has no value or a value no term.
+pub fn parse_terms(text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut words = text.split_whitespace();
+    while let Some(w) = words.next() {
+        // `term: value` or `term:value`.
+        let (term, rest) = w.split_once(':')?;
+        if term.is_empty() {
+            return None;
+        }
+        let value = if rest.is_empty() { words.next()? } else { rest };
+        if value.ends_with(':') {
+            return None;
+        }
+        out.push((term.to_string(), value.to_string()));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Tell the encoding of a variable from its attributes; None when it is
+/// not an aggregation variable at all.
+pub fn detect(atts: &AggAtts) -> Option<Detected> {
+    if atts.aggregated_dimensions.is_none() && atts.aggregated_data.is_none() {
+        if atts.cf_role.as_deref().map(str::trim) == Some("cfa_variable") || atts.cfa_array.is_some() {
+            let enc = if atts.cfa_group.is_some() {
+                Encoding::S3Netcdf4
+            } else {
+                Encoding::Cfa04
+            };
+            return Some(Detected::NotExpanded(enc));
+        }
+        return None;
+    }
+    let invalid = |why: &str| Some(Detected::Invalid(why.to_string()));
+    let (Some(dims), Some(data)) = (&atts.aggregated_dimensions, &atts.aggregated_data) else {
+        return invalid("aggregated_dimensions and aggregated_data go together");
+    };
+    let dims: Vec<String> = dims.split_whitespace().map(str::to_string).collect();
+    if dims.len() > MAX_DIMS {
+        return invalid("too many aggregated dimensions");
+    }
+    let Some(terms) = parse_terms(data) else {
+        return invalid("aggregated_data is not a list of `term: variable`");
+    };
+    let mut map: BTreeMap<&str, &str> = BTreeMap::new();
+    for (t, v) in &terms {
+        if map.insert(t.as_str(), v.as_str()).is_some() {
+            return invalid("a term appears twice in aggregated_data");
+        }
+    }
+    let keys: Vec<&str> = map.keys().copied().collect();
+    let get = |k: &str| map.get(k).map(|v| v.to_string());
+    let (encoding, roles) = match keys.as_slice() {
+        ["identifiers", "map", "uris"] => (
+            Encoding::Cf113,
+            Roles {
+                sizes: get("map"),
+                uris: get("uris"),
+                identifiers: get("identifiers"),
+                values: None,
+            },
+        ),
+        ["map", "unique_values"] => (
+            Encoding::Cf113,
+            Roles {
+                sizes: get("map"),
+                values: get("unique_values"),
+                ..Roles::default()
+            },
+        ),
+        ["identifier", "location", "map"] => (
+            Encoding::CfDraft2025,
+            Roles {
+                sizes: get("map"),
+                uris: get("location"),
+                identifiers: get("identifier"),
+                values: None,
+            },
+        ),
+        ["map", "unique_value"] => (
+            Encoding::CfDraft2025,
+            Roles {
+                sizes: get("map"),
+                values: get("unique_value"),
+                ..Roles::default()
+            },
+        ),
+        ["address", "location", "shape"] => (
+            Encoding::CfDraft2024,
+            Roles {
+                sizes: get("shape"),
+                uris: get("location"),
+                identifiers: get("address"),
+                values: None,
+            },
+        ),
+        ["shape", "value"] => (
+            Encoding::CfDraft2024,
+            Roles {
+                sizes: get("shape"),
+                values: get("value"),
+                ..Roles::default()
+            },
+        ),
+        _ => {
+            // CFA-0.6.2: terms in any case, extra terms allowed.
+            let lower: BTreeMap<String, String> =
+                terms.iter().map(|(t, v)| (t.to_ascii_lowercase(), v.clone())).collect();
+            let has = |k: &str| lower.get(k).cloned();
+            match (has("location"), has("file"), has("address")) {
+                (Some(loc), file, address) if file.is_some() || address.is_some() => (
+                    Encoding::Cfa062,
+                    Roles {
+                        sizes: Some(loc),
+                        uris: file,
+                        identifiers: address,
+                        values: None,
+                    },
+                ),
+                _ => return invalid("aggregated_data has no known combination of terms"),
+            }
+        }
+    };
+    Some(Detected::Terms { encoding, dims, roles })
+}
+
+/// A table read from the master: its shape and values in row-major order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table<T> {
+    pub shape: Vec<usize>,
+    pub data: Vec<T>,
+}
+
+/// Where the description's inputs come from (the open master, or a test).
+pub trait Tables {
+    /// The length of the dimension `name` as seen from the aggregation variable.
+    fn dim_len(&mut self, name: &str) -> Option<usize>;
+    /// An integer table; None for a missing (fill) entry.
+    fn ints(&mut self, var: &str) -> Result<Table<Option<i64>>, String>;
+    /// A string table (a char array loses its last dimension); None for a
+    /// missing or empty entry.
+    fn strings(&mut self, var: &str) -> Result<Table<Option<String>>, String>;
+    /// A table of values converted to the aggregated type, native-endian;
+    /// None for a missing entry.
+    fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String>;
+    /// A text attribute of a table variable.
+    fn text_att(&mut self, var: &str, att: &str) -> Option<String>;
+}
+
+/// One fragment of the aggregated array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fragment {
+    /// A variable in another dataset (`uri` None: in the master itself,
+    /// CFA-0.6.2's in-file fragment).
+    Dataset { uri: Option<String>, identifier: String },
+    /// Every value the same (native-endian bytes of the aggregated type).
+    Constant(Vec<u8>),
+    /// Wholly missing: reads as the aggregation's fill value.
+    Missing,
+}
+
+/// An aggregation variable, normalised and validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aggregation {
+    pub encoding: Encoding,
+    /// The aggregated dimension names, slowest first.
+    pub dims: Vec<String>,
+    /// The aggregated shape.
+    pub shape: Vec<usize>,
+    /// Per dimension, the fragment sizes along it (they sum to `shape`).
+    pub sizes: Vec<Vec<usize>>,
+    /// The fragments in row-major order over the fragment grid.
+    pub fragments: Vec<Fragment>,
+}
+
+impl Aggregation {
+    /// The fragment grid's shape (fragments per dimension).
+    pub fn grid(&self) -> Vec<usize> {
+        self.sizes.iter().map(Vec::len).collect()
+    }
+}
+
+/// Read and check the tables of a detected encoding. Err says why the
+/// variable cannot be expanded (it is then shown raw).
+pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn Tables) -> Result<Aggregation, String> {
+    let mut shape = Vec::with_capacity(dims.len());
+    for d in dims {
+        shape.push(t.dim_len(d).ok_or_else(|| format!("aggregated dimension {d} does not exist"))?);
+    }
+    let sizes = match &roles.sizes {
+        Some(v) => fragment_sizes(&t.ints(v)?, &shape)?,
+        None => return Err("no fragment sizes".into()),
+    };
+    let grid: Vec<usize> = sizes.iter().map(Vec::len).collect();
+    let total = grid
+        .iter()
+        .try_fold(1usize, |a, &k| a.checked_mul(k))
+        .filter(|&n| n <= MAX_FRAGMENTS)
+        .ok_or("too many fragments")?;
+    let fragments = if let Some(v) = &roles.values {
+        let vals = t.values(v)?;
+        check_table_shape(&vals.shape, &grid, false, v)?;
+        vals.data
+            .into_iter()
+            .map(|x| x.map_or(Fragment::Missing, Fragment::Constant))
+            .collect()
+    } else {
+        dataset_fragments(encoding, roles, &grid, total, t)?
+    };
+    if fragments.len() != total {
+        return Err(format!("{} fragments listed for a grid of {total}", fragments.len()));
+    }
+    Ok(Aggregation {
+        encoding,
+        dims: dims.to_vec(),
+        shape,
+        sizes,
+        fragments,
+    })
+}
+
+/// The fragment sizes along each dimension from a sizes table (row d:
+/// sizes along dimension d, padded with missing entries).
+fn fragment_sizes(map: &Table<Option<i64>>, shape: &[usize]) -> Result<Vec<Vec<usize>>, String> {
+    let n = shape.len();
+    let rows: Vec<&[Option<i64>]> = match (n, map.shape.as_slice()) {
+        (0, _) if map.data.len() <= 1 => return Ok(Vec::new()),
+        (1, [_]) => vec![&map.data[..]],
+        (_, [r, k]) if *r == n => map.data.chunks(*k.max(&1)).take(n).collect(),
+        _ => return Err(format!("the sizes table has shape {:?} for {n} dimensions", map.shape)),
+    };
+    let mut out = Vec::with_capacity(n);
+    for (d, row) in rows.iter().enumerate() {
+        let present = row.iter().take_while(|x| x.is_some()).count();
+        if row[present..].iter().any(Option::is_some) {
+            return Err(format!("sizes of dimension {d} have a gap"));
+        }
+        let mut sizes = Vec::with_capacity(present);
+        let mut sum: u128 = 0;
+        for x in row.iter().take(present).flatten() {
+            let s = usize::try_from(*x).map_err(|_| format!("negative or huge fragment size {x}"))?;
+            sum += s as u128;
+            sizes.push(s);
+        }
+        if sizes.is_empty() || sum != shape[d] as u128 {
+            return Err(format!(
+                "fragment sizes of dimension {d} sum to {sum}, not its length {}",
+                shape[d]
+            ));
+        }
+        out.push(sizes);
+    }
+    Ok(out)
+}
+
+/// Whether a table's shape is the fragment grid (or the grid plus a
+/// trailing dimension of alternatives when `alternatives`); a scalar or
+/// one-value table stands for a grid of one fragment.
+fn check_table_shape(shape: &[usize], grid: &[usize], alternatives: bool, name: &str) -> Result<(), String> {
+    let ok = shape == grid
+        || (alternatives && shape.len() == grid.len() + 1 && shape[..grid.len()] == *grid)
+        || (grid.iter().product::<usize>() == 1 && shape.iter().product::<usize>() == 1);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("table {name} has shape {shape:?}, the fragment grid is {grid:?}"))
+    }
+}
+
+/// The first present entry of each group of `alt` alternatives.
+fn first_present(data: Vec<Option<String>>, alt: usize) -> Vec<Option<String>> {
+    if alt <= 1 {
+        return data;
+    }
+    data.chunks(alt)
+        .map(|c| c.iter().flatten().next().cloned())
+        .collect()
+}
+
+/// Fragments that name datasets (`uris`/`location`/`file` with identifiers).
+fn dataset_fragments(
+    encoding: Encoding,
+    roles: &Roles,
+    grid: &[usize],
+    total: usize,
+    t: &mut dyn Tables,
+) -> Result<Vec<Fragment>, String> {
+    let cfa = encoding == Encoding::Cfa062;
+    let per_fragment = |tab: Table<Option<String>>, name: &str| -> Result<Vec<Option<String>>, String> {
+        check_table_shape(&tab.shape, grid, cfa, name)?;
+        let alt = if tab.shape.len() == grid.len() + 1 && cfa {
+            tab.shape.last().copied().unwrap_or(1)
+        } else {
+            1
+        };
+        let mut v = first_present(tab.data, alt);
+        if v.len() == 1 && total != 1 {
+            v = vec![v[0].clone(); total];
+        }
+        Ok(v)
+    };
+    let uris = match &roles.uris {
+        Some(u) => {
+            let mut v = per_fragment(t.strings(u)?, u)?;
+            if cfa && let Some(subs) = t.text_att(u, "substitutions") {
+                let pairs = parse_terms(&subs).ok_or("substitutions is not a list of `${name}: value`")?;
+                for s in v.iter_mut().flatten() {
+                    for (k, val) in &pairs {
+                        *s = s.replace(k.as_str(), val);
+                    }
+                }
+            }
+            v
+        }
+        None => vec![None; total],
+    };
+    let idents = match &roles.identifiers {
+        Some(a) => {
+            let tab = t.strings(a)?;
+            // A scalar identifier is the same for every fragment.
+            if tab.shape.is_empty() || (tab.data.len() == 1 && !cfa) {
+                vec![tab.data.into_iter().next().flatten(); total]
+            } else {
+                per_fragment(tab, a)?
+            }
+        }
+        None => vec![None; total],
+    };
+    if uris.len() != total || idents.len() != total {
+        return Err("table sizes differ from the fragment grid".into());
+    }
+    let mut out = Vec::with_capacity(total);
+    for (u, i) in uris.into_iter().zip(idents) {
+        out.push(match (u, i) {
+            (Some(uri), Some(identifier)) => Fragment::Dataset {
+                uri: Some(uri),
+                identifier,
+            },
+            // A CFA-0.6.2 fragment without a file: a variable of the master.
+            (None, Some(identifier)) if cfa => Fragment::Dataset { uri: None, identifier },
+            (None, None) if cfa => Fragment::Missing,
+            (Some(_), None) if cfa => return Err("a fragment file without an address".into()),
+            _ => return Err("a fragment without a dataset or identifier".into()),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Tables given in memory.
+    #[derive(Default)]
+    struct Mem {
+        dims: HashMap<String, usize>,
+        ints: HashMap<String, Table<Option<i64>>>,
+        strings: HashMap<String, Table<Option<String>>>,
+        values: HashMap<String, Table<Option<Vec<u8>>>>,
+        atts: HashMap<(String, String), String>,
+    }
+
+    impl Tables for Mem {
+        fn dim_len(&mut self, name: &str) -> Option<usize> {
+            self.dims.get(name).copied()
+        }
+        fn ints(&mut self, var: &str) -> Result<Table<Option<i64>>, String> {
+            self.ints.get(var).cloned().ok_or_else(|| format!("no {var}"))
+        }
+        fn strings(&mut self, var: &str) -> Result<Table<Option<String>>, String> {
+            self.strings.get(var).cloned().ok_or_else(|| format!("no {var}"))
+        }
+        fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
+            self.values.get(var).cloned().ok_or_else(|| format!("no {var}"))
+        }
+        fn text_att(&mut self, var: &str, att: &str) -> Option<String> {
+            self.atts.get(&(var.to_string(), att.to_string())).cloned()
+        }
+    }
+
+    fn atts(dims: &str, data: &str) -> AggAtts {
+        AggAtts {
+            aggregated_dimensions: Some(dims.into()),
+            aggregated_data: Some(data.into()),
+            ..AggAtts::default()
+        }
+    }
+
+    fn terms(a: &AggAtts) -> (Encoding, Vec<String>, Roles) {
+        match detect(a) {
+            Some(Detected::Terms { encoding, dims, roles }) => (encoding, dims, roles),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn strs(shape: &[usize], v: &[&str]) -> Table<Option<String>> {
+        Table {
+            shape: shape.to_vec(),
+            data: v.iter().map(|s| (!s.is_empty()).then(|| s.to_string())).collect(),
+        }
+    }
+
+    fn ints(shape: &[usize], v: &[Option<i64>]) -> Table<Option<i64>> {
+        Table {
+            shape: shape.to_vec(),
+            data: v.to_vec(),
+        }
+    }
+
+    /// A 2 x 2 grid over time(5) x lat(3): sizes [2, 3] and [1, 2].
+    fn grid_tables() -> Mem {
+        let mut m = Mem::default();
+        m.dims.insert("time".into(), 5);
+        m.dims.insert("lat".into(), 3);
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[Some(2), Some(3), Some(1), Some(2)]));
+        m.strings
+            .insert("furis".into(), strs(&[2, 2], &["a.nc", "b.nc", "c.zarr", "d.nc"]));
+        m.strings.insert("fid".into(), strs(&[], &["/tas"]));
+        m
+    }
+
+    fn ds(uri: &str, id: &str) -> Fragment {
+        Fragment::Dataset {
+            uri: Some(uri.into()),
+            identifier: id.into(),
+        }
+    }
+
+    #[test]
+    fn terms_parse_in_both_spellings() {
+        assert_eq!(
+            parse_terms("map: m uris:u  identifiers: i"),
+            Some(vec![
+                ("map".into(), "m".into()),
+                ("uris".into(), "u".into()),
+                ("identifiers".into(), "i".into())
+            ])
+        );
+        assert_eq!(parse_terms("map: uris: u"), None);
+        assert_eq!(parse_terms("map m"), None);
+        assert_eq!(parse_terms(""), None);
+        assert_eq!(parse_terms("map:"), None);
+    }
+
+    #[test]
+    fn cf_1_13_uris() {
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap uris: furis identifiers: fid"));
+        assert_eq!(e, Encoding::Cf113);
+        assert_eq!(roles.tables(), vec!["fmap", "furis", "fid"]);
+        let a = describe(e, &dims, &roles, &mut grid_tables()).unwrap();
+        assert_eq!(a.shape, vec![5, 3]);
+        assert_eq!(a.sizes, vec![vec![2, 3], vec![1, 2]]);
+        assert_eq!(
+            a.fragments,
+            vec![ds("a.nc", "/tas"), ds("b.nc", "/tas"), ds("c.zarr", "/tas"), ds("d.nc", "/tas")]
+        );
+        assert_eq!(a.grid(), vec![2, 2]);
+    }
+
+    #[test]
+    fn cf_1_13_terms_are_case_sensitive_and_exact() {
+        // Upper-case CF terms are no CF encoding (nor CFA: no location).
+        assert!(matches!(
+            detect(&atts("t", "MAP: m URIS: u IDENTIFIERS: i")),
+            Some(Detected::Invalid(_))
+        ));
+        // uris without identifiers is no combination.
+        assert!(matches!(detect(&atts("t", "map: m uris: u")), Some(Detected::Invalid(_))));
+        assert!(matches!(
+            detect(&atts("t", "map: m map: n")),
+            Some(Detected::Invalid(_))
+        ));
+        // One attribute without the other.
+        let mut a = atts("t", "");
+        a.aggregated_data = None;
+        assert!(matches!(detect(&a), Some(Detected::Invalid(_))));
+        assert_eq!(detect(&AggAtts::default()), None);
+    }
+
+    #[test]
+    fn cf_1_13_unique_values_with_missing() {
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap unique_values: uv"));
+        assert_eq!((e, roles.values.as_deref()), (Encoding::Cf113, Some("uv")));
+        let mut m = grid_tables();
+        let v = |x: f32| Some(x.to_ne_bytes().to_vec());
+        m.values.insert(
+            "uv".into(),
+            Table {
+                shape: vec![2, 2],
+                data: vec![v(1.5), None, v(-2.0), v(0.0)],
+            },
+        );
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!(
+            a.fragments,
+            vec![
+                Fragment::Constant(1.5f32.to_ne_bytes().to_vec()),
+                Fragment::Missing,
+                Fragment::Constant((-2.0f32).to_ne_bytes().to_vec()),
+                Fragment::Constant(0.0f32.to_ne_bytes().to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_drafts() {
+        let (e, dims, roles) = terms(&atts("time lat", "shape: fmap location: furis address: fid"));
+        assert_eq!(e, Encoding::CfDraft2024);
+        assert_eq!(describe(e, &dims, &roles, &mut grid_tables()).unwrap().fragments.len(), 4);
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap location: furis identifier: fid"));
+        assert_eq!(e, Encoding::CfDraft2025);
+        let a = describe(e, &dims, &roles, &mut grid_tables()).unwrap();
+        assert_eq!(a.fragments[2], ds("c.zarr", "/tas"));
+        let (e, _, roles) = terms(&atts("time", "map: fmap unique_value: v"));
+        assert_eq!((e, roles.values.as_deref()), (Encoding::CfDraft2025, Some("v")));
+        let (e, _, roles) = terms(&atts("time", "shape: s value: v"));
+        assert_eq!((e, roles.values.as_deref()), (Encoding::CfDraft2024, Some("v")));
+    }
+
+    #[test]
+    fn cfa_0_6_2_missing_alternatives_substitutions() {
+        let (e, dims, roles) = terms(&atts("time lat", "Location: fmap File: ff Format: fmt Address: fa"));
+        assert_eq!(e, Encoding::Cfa062);
+        let mut m = grid_tables();
+        // Two alternatives per fragment: the first present one is taken.
+        m.strings.insert(
+            "ff".into(),
+            strs(
+                &[2, 2, 2],
+                &["${base}/a.nc", "x.nc", "", "${base}/b2.nc", "", "", "", ""],
+            ),
+        );
+        m.strings.insert("fa".into(), strs(&[2, 2], &["tas", "tas", "", "inmaster"]));
+        m.atts
+            .insert(("ff".into(), "substitutions".into()), "${base}: /data".into());
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!(
+            a.fragments,
+            vec![
+                ds("/data/a.nc", "tas"),
+                ds("/data/b2.nc", "tas"),
+                Fragment::Missing,
+                Fragment::Dataset {
+                    uri: None,
+                    identifier: "inmaster".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn one_dimension_and_scalar_forms() {
+        let mut m = Mem::default();
+        m.dims.insert("t".into(), 7);
+        m.ints.insert("m1".into(), ints(&[3], &[Some(3), Some(4), None]));
+        m.strings.insert("u".into(), strs(&[2], &["x", "y"]));
+        m.strings.insert("i".into(), strs(&[2], &["v", "w"]));
+        let (e, dims, roles) = terms(&atts("t", "map: m1 uris: u identifiers: i"));
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!(a.sizes, vec![vec![3, 4]]);
+        assert_eq!(a.fragments, vec![ds("x", "v"), ds("y", "w")]);
+        // Scalar aggregated data: one fragment.
+        m.ints.insert("m0".into(), ints(&[], &[Some(1)]));
+        m.strings.insert("u0".into(), strs(&[], &["x"]));
+        let (e, dims, roles) = terms(&atts("", "map: m0 uris: u0 identifiers: i"));
+        m.strings.insert("i".into(), strs(&[], &["v"]));
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!((a.shape.len(), a.fragments.len()), (0, 1));
+    }
+
+    #[test]
+    fn hostile_tables_are_refused() {
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap uris: furis identifiers: fid"));
+        let bad = |fmap: Table<Option<i64>>| {
+            let mut m = grid_tables();
+            m.ints.insert("fmap".into(), fmap);
+            describe(e, &dims, &roles, &mut m).unwrap_err()
+        };
+        // Sums wrong.
+        assert!(bad(ints(&[2, 2], &[Some(2), Some(2), Some(1), Some(2)])).contains("sum"));
+        // Negative sizes (summing right).
+        assert!(bad(ints(&[2, 2], &[Some(6), Some(-1), Some(1), Some(2)])).contains("negative"));
+        // Huge sizes.
+        assert!(bad(ints(&[2, 2], &[Some(i64::MAX), Some(i64::MAX), Some(1), Some(2)])).contains("sum"));
+        // A gap in a row.
+        assert!(bad(ints(&[2, 3], &[Some(2), None, Some(3), Some(1), Some(2), None])).contains("gap"));
+        // Wrong table shape.
+        assert!(bad(ints(&[3, 2], &[Some(2), Some(3), Some(1), Some(2), None, None])).contains("shape"));
+        // A grid of too many fragments: 2^21 fragments of size 1.
+        let mut m = grid_tables();
+        let n = 1usize << 21;
+        m.dims.insert("time".into(), n);
+        m.dims.insert("lat".into(), 1);
+        let mut data = vec![Some(1i64); n];
+        data.extend(std::iter::once(Some(1)).chain(std::iter::repeat_n(None, n - 1)));
+        m.ints.insert("fmap".into(), ints(&[2, n], &data));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("too many"));
+        // uris of the wrong shape; a missing uri in CF-1.13; a missing dimension.
+        let mut m = grid_tables();
+        m.strings.insert("furis".into(), strs(&[4], &["a", "b", "c", "d"]));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("shape"));
+        let mut m = grid_tables();
+        m.strings.insert("furis".into(), strs(&[2, 2], &["a", "", "c", "d"]));
+        assert!(describe(e, &dims, &roles, &mut m).is_err());
+        let mut m = grid_tables();
+        m.dims.remove("lat");
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("lat"));
+    }
+
+    #[test]
+    fn cfa_0_4_and_s3netcdf4_are_recognised_not_expanded() {
+        let a = AggAtts {
+            cf_role: Some("cfa_variable".into()),
+            cfa_array: Some("{}".into()),
+            ..AggAtts::default()
+        };
+        assert_eq!(detect(&a), Some(Detected::NotExpanded(Encoding::Cfa04)));
+        let a = AggAtts {
+            cf_role: Some("cfa_variable".into()),
+            cfa_group: Some("cfa_tas".into()),
+            ..AggAtts::default()
+        };
+        assert_eq!(detect(&a), Some(Detected::NotExpanded(Encoding::S3Netcdf4)));
+        assert!(!Encoding::Cfa04.expanded() && Encoding::Cfa062.expanded());
+    }
+}

@@ -1,0 +1,434 @@
+//! Reading an aggregated variable: the request is cut along the fragment
+//! grid, only the fragments it touches are read (those of one dataset in
+//! one job, the jobs on the worker pool), each fragment's part brought to
+//! canonical form (omitted size-1 dimensions, its missing values as the
+//! aggregation's fill value, packing undone, same units) in the
+//! aggregated type, then converted into the caller's memory type and placed.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use super::fragment::{Base, FragVar, Handle, resolve};
+use super::parse::{Aggregation, Fragment};
+use crate::error::{NcError, NcResult};
+use crate::model::ExternalData;
+use crate::model::convert::convert;
+use crate::model::types::NcType;
+use crate::runtime::pool;
+
+/// Open fragment datasets an aggregated variable keeps.
+const CACHE_HANDLES: usize = 8;
+
+/// The data source of one aggregated variable.
+#[derive(Debug)]
+pub struct AggSource {
+    pub agg: Aggregation,
+    /// The aggregated type and fill value (native-endian).
+    pub ty: NcType,
+    pub fill: Vec<u8>,
+    pub units: Option<String>,
+    pub base: Base,
+    /// The master itself, for fragments inside it (CFA-0.6.2).
+    pub master: String,
+    /// The masters that lead here, this one last (cycles and depth).
+    pub ancestors: Vec<String>,
+    /// Open fragment datasets by resolved URI, most recently used last.
+    cache: Mutex<Vec<(String, Arc<Handle>)>>,
+}
+
+/// One dimension's share of a request inside one fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    /// Fragment index along the dimension.
+    frag: usize,
+    /// First index inside the fragment.
+    local: usize,
+    /// First position in the caller's selection.
+    out: usize,
+    /// How many selected indices fall in the fragment.
+    n: usize,
+}
+
+/// The pieces of a selection along one dimension of fragment sizes `sizes`.
+fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    if count == 0 {
+        return out;
+    }
+    let last = start + (count - 1) * stride;
+    for (i, &n) in sizes.iter().enumerate() {
+        let end = off + n;
+        if n > 0 && end > start && off <= last {
+            let k_lo = if start >= off { 0 } else { (off - start).div_ceil(stride) };
+            let k_hi = ((end - 1 - start) / stride + 1).min(count);
+            if k_lo < k_hi {
+                out.push(Piece {
+                    frag: i,
+                    local: start + k_lo * stride - off,
+                    out: k_lo,
+                    n: k_hi - k_lo,
+                });
+            }
+        }
+        off = end;
+    }
+    out
+}
+
+/// One fragment's block of a request.
+#[derive(Debug, Clone)]
+struct Block {
+    /// Linear fragment index.
+    frag: usize,
+    local: Vec<usize>,
+    out: Vec<usize>,
+    count: Vec<usize>,
+}
+
+/// Copy `block` (shape `bc`, values of `es` bytes) into `out` (shape `oc`)
+/// at position `at`.
+fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize], es: usize) {
+    let nd = oc.len();
+    if nd == 0 {
+        out[..es].copy_from_slice(&block[..es]);
+        return;
+    }
+    let row = bc[nd - 1] * es;
+    let rows: usize = bc[..nd - 1].iter().product();
+    let mut idx = vec![0usize; nd - 1];
+    for r in 0..rows {
+        let mut lin = 0usize;
+        for d in 0..nd - 1 {
+            lin = lin * oc[d] + at[d] + idx[d];
+        }
+        let o = (lin * oc[nd - 1] + at[nd - 1]) * es;
+        out[o..o + row].copy_from_slice(&block[r * row..(r + 1) * row]);
+        for d in (0..nd - 1).rev() {
+            idx[d] += 1;
+            if idx[d] < bc[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+impl AggSource {
+    pub fn new(
+        agg: Aggregation,
+        ty: NcType,
+        fill: Vec<u8>,
+        units: Option<String>,
+        base: Base,
+        master: String,
+        ancestors: Vec<String>,
+    ) -> AggSource {
+        AggSource {
+            agg,
+            ty,
+            fill,
+            units,
+            base,
+            master,
+            ancestors,
+            cache: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The fragment's resolved dataset, None for constant and missing ones.
+    fn uri_of(&self, f: &Fragment) -> Option<String> {
+        match f {
+            Fragment::Dataset { uri: Some(u), .. } => Some(resolve(&self.base, u)),
+            Fragment::Dataset { uri: None, .. } => Some(self.master.clone()),
+            _ => None,
+        }
+    }
+
+    /// The open dataset at `uri`, from the cache or opened now.
+    fn handle(&self, uri: &str) -> NcResult<Arc<Handle>> {
+        {
+            let mut c = self.cache.lock().map_err(|_| NcError::Internal)?;
+            if let Some(i) = c.iter().position(|(u, _)| u == uri) {
+                let e = c.remove(i);
+                let h = e.1.clone();
+                c.push(e);
+                return Ok(h);
+            }
+        }
+        if self.ancestors.iter().any(|a| a == uri) {
+            crate::nclog!(crate::log::Level::Error, "aggregation: {uri} is its own fragment (a cycle)");
+            return Err(NcError::Inval);
+        }
+        if self.ancestors.len() >= super::MAX_DEPTH {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation: fragments nested deeper than {} at {uri}",
+                super::MAX_DEPTH
+            );
+            return Err(NcError::Inval);
+        }
+        let h = Arc::new(Handle::open(uri, &self.ancestors)?);
+        let mut c = self.cache.lock().map_err(|_| NcError::Internal)?;
+        if c.len() >= CACHE_HANDLES {
+            c.remove(0);
+        }
+        c.push((uri.to_string(), h.clone()));
+        Ok(h)
+    }
+
+    /// The sizes of fragment `frag` (linear index) along each dimension.
+    fn fragment_shape(&self, frag: usize) -> Vec<usize> {
+        let grid = self.agg.grid();
+        let mut rest = frag;
+        let mut idx = vec![0usize; grid.len()];
+        for d in (0..grid.len()).rev() {
+            idx[d] = rest % grid[d];
+            rest /= grid[d];
+        }
+        idx.iter().enumerate().map(|(d, &i)| self.agg.sizes[d][i]).collect()
+    }
+
+    /// A block in the aggregated type, in canonical form.
+    fn read_block(&self, b: &Block, stride: &[usize], range: &mut bool) -> NcResult<Vec<u8>> {
+        let n: usize = b.count.iter().product();
+        let es = self.ty.size();
+        let repeat = |v: &[u8]| -> Vec<u8> { v.iter().copied().cycle().take(n * es).collect() };
+        let (uri, identifier) = match &self.agg.fragments[b.frag] {
+            Fragment::Missing => return Ok(repeat(&self.fill)),
+            Fragment::Constant(v) => return Ok(repeat(v)),
+            f @ Fragment::Dataset { identifier, .. } => (self.uri_of(f).unwrap_or_default(), identifier),
+        };
+        let h = self.handle(&uri)?;
+        let at = h.find(identifier).inspect_err(|_| {
+            crate::nclog!(crate::log::Level::Error, "aggregation fragment {uri}: no variable {identifier}");
+        })?;
+        let fv = h.describe(at)?;
+        self.check_fragment(&uri, &fv)?;
+        let keep = self.kept_dims(&uri, &fv, b.frag)?;
+        let pick = |v: &[usize]| -> Vec<usize> { v.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect() };
+        let raw = h.read(at, &fv, &pick(&b.local), &pick(&b.count), &pick(stride))?;
+        self.canonical(&fv, &raw, n, range)
+    }
+
+    /// Errors for a fragment this slice cannot bring to canonical form.
+    fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<()> {
+        if !fv.ty.is_numeric() {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation fragment {uri}: type {} is not numeric",
+                fv.ty.name()
+            );
+            return Err(NcError::BadType);
+        }
+        if let (Some(a), Some(f)) = (&self.units, &fv.units)
+            && a != f
+        {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation fragment {uri}: units {f:?} differ from the aggregation's {a:?} (unit conversion is not built yet)"
+            );
+            return Err(NcError::Inval);
+        }
+        Ok(())
+    }
+
+    /// Which aggregated dimensions the fragment variable has: all, or all
+    /// but (some of) the size-1 ones, which a fragment may omit. The
+    /// remaining sizes must be the fragment's.
+    fn kept_dims(&self, uri: &str, fv: &FragVar, frag: usize) -> NcResult<Vec<bool>> {
+        let want = self.fragment_shape(frag);
+        let mut keep = Vec::with_capacity(want.len());
+        let mut left = fv.shape.len();
+        for (d, &w) in want.iter().enumerate() {
+            let remaining = want.len() - d;
+            let k = left == remaining || (w != 1 && left > 0);
+            if k {
+                left -= 1;
+            }
+            keep.push(k);
+        }
+        let kept: Vec<usize> = want.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
+        if left != 0 || kept != fv.shape {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation fragment {uri}: shape {:?}, the map gives {want:?}",
+                fv.shape
+            );
+            return Err(NcError::Edge);
+        }
+        Ok(keep)
+    }
+
+    /// Fragment values (its own type) into the aggregated type: missing
+    /// values become the aggregation's fill value, packed values unpacked.
+    fn canonical(&self, fv: &FragVar, raw: &[u8], n: usize, range: &mut bool) -> NcResult<Vec<u8>> {
+        let (fs, es) = (fv.ty.size(), self.ty.size());
+        let mut out = vec![0u8; n * es];
+        if fv.packed() {
+            let mut d = vec![0u8; n * 8];
+            match convert(fv.ty, raw, NcType::Double, &mut d) {
+                Ok(()) | Err(NcError::Range) => {}
+                Err(e) => return Err(e),
+            }
+            let (s, o) = (fv.scale_factor.unwrap_or(1.0), fv.add_offset.unwrap_or(0.0));
+            for i in 0..n {
+                let v = f64::from_ne_bytes(d[i * 8..i * 8 + 8].try_into().map_err(|_| NcError::Internal)?);
+                let u = (v * s + o).to_ne_bytes();
+                d[i * 8..i * 8 + 8].copy_from_slice(&u);
+            }
+            match convert(NcType::Double, &d, self.ty, &mut out) {
+                Ok(()) => {}
+                Err(NcError::Range) => *range = true,
+                Err(e) => return Err(e),
+            }
+        } else {
+            match convert(fv.ty, raw, self.ty, &mut out) {
+                Ok(()) => {}
+                Err(NcError::Range) => *range = true,
+                Err(e) => return Err(e),
+            }
+        }
+        if !fv.missing.is_empty() {
+            for i in 0..n {
+                let v = &raw[i * fs..(i + 1) * fs];
+                if fv.missing.iter().any(|m| m.as_slice() == v) {
+                    out[i * es..(i + 1) * es].copy_from_slice(&self.fill);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The blocks of a request, one per fragment touched.
+    fn blocks(&self, start: &[usize], count: &[usize], stride: &[usize]) -> Vec<Block> {
+        let per_dim: Vec<Vec<Piece>> = (0..self.agg.shape.len())
+            .map(|d| pieces(&self.agg.sizes[d], start[d], count[d], stride[d]))
+            .collect();
+        let grid = self.agg.grid();
+        let mut out = Vec::new();
+        if per_dim.iter().any(Vec::is_empty) {
+            return out;
+        }
+        let mut idx = vec![0usize; per_dim.len()];
+        loop {
+            let ps: Vec<Piece> = idx.iter().enumerate().map(|(d, &i)| per_dim[d][i]).collect();
+            let frag = ps.iter().zip(&grid).fold(0usize, |a, (p, &g)| a * g + p.frag);
+            out.push(Block {
+                frag,
+                local: ps.iter().map(|p| p.local).collect(),
+                out: ps.iter().map(|p| p.out).collect(),
+                count: ps.iter().map(|p| p.n).collect(),
+            });
+            let mut d = per_dim.len();
+            loop {
+                if d == 0 {
+                    return out;
+                }
+                d -= 1;
+                idx[d] += 1;
+                if idx[d] < per_dim[d].len() {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+}
+
+impl ExternalData for AggSource {
+    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
+        let scalar = self.agg.shape.is_empty();
+        let (start, count, stride): (&[usize], &[usize], &[usize]) =
+            if scalar { (&[], &[], &[]) } else { (start, count, stride) };
+        let blocks = self.blocks(start, count, stride);
+        // The blocks of one dataset go to one job (its handle is used by one
+        // thread at a time); constant and missing ones each to their own.
+        let mut jobs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, b) in blocks.iter().enumerate() {
+            let key = self
+                .uri_of(&self.agg.fragments[b.frag])
+                .unwrap_or_else(|| format!("\0{i}"));
+            jobs.entry(key).or_default().push(i);
+        }
+        let jobs: Vec<Vec<usize>> = jobs.into_values().collect();
+        let results = pool::run_jobs(jobs, |list| {
+            let mut range = false;
+            let r: NcResult<Vec<(usize, Vec<u8>)>> = list
+                .into_iter()
+                .map(|i| self.read_block(&blocks[i], stride, &mut range).map(|v| (i, v)))
+                .collect();
+            r.map(|v| (v, range))
+        });
+        let ms = mem.size();
+        let mut out_of_range = false;
+        for r in results {
+            let (done, range) = r?;
+            out_of_range |= range;
+            for (i, vals) in done {
+                let b = &blocks[i];
+                let n: usize = b.count.iter().product();
+                let mut conv = vec![0u8; n * ms];
+                match convert(self.ty, &vals, mem, &mut conv) {
+                    Ok(()) => {}
+                    Err(NcError::Range) => out_of_range = true,
+                    Err(e) => return Err(e),
+                }
+                place(out, count, &b.out, &conv, &b.count, ms);
+            }
+        }
+        if out_of_range { Err(NcError::Range) } else { Ok(()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_follow_the_fragment_sizes() {
+        // Fragments [0,2) [2,5) [5,6); everything.
+        assert_eq!(
+            pieces(&[2, 3, 1], 0, 6, 1),
+            vec![
+                Piece { frag: 0, local: 0, out: 0, n: 2 },
+                Piece { frag: 1, local: 0, out: 2, n: 3 },
+                Piece { frag: 2, local: 0, out: 5, n: 1 },
+            ]
+        );
+        // Indices 1, 3, 5 (stride 2).
+        assert_eq!(
+            pieces(&[2, 3, 1], 1, 3, 2),
+            vec![
+                Piece { frag: 0, local: 1, out: 0, n: 1 },
+                Piece { frag: 1, local: 1, out: 1, n: 1 },
+                Piece { frag: 2, local: 0, out: 2, n: 1 },
+            ]
+        );
+        // Index 0 and 4 (stride 4): the last fragment untouched.
+        assert_eq!(
+            pieces(&[2, 3, 1], 0, 2, 4),
+            vec![
+                Piece { frag: 0, local: 0, out: 0, n: 1 },
+                Piece { frag: 1, local: 2, out: 1, n: 1 },
+            ]
+        );
+        // A stride that jumps over a whole fragment.
+        assert_eq!(
+            pieces(&[1, 1, 1, 1], 0, 2, 3),
+            vec![
+                Piece { frag: 0, local: 0, out: 0, n: 1 },
+                Piece { frag: 3, local: 0, out: 1, n: 1 },
+            ]
+        );
+        assert!(pieces(&[2, 3], 0, 0, 1).is_empty());
+    }
+
+    #[test]
+    fn blocks_are_placed_where_they_belong() {
+        let mut out = vec![0u8; 12];
+        place(&mut out, &[3, 4], &[1, 2], &[1, 2, 3, 4], &[2, 2], 1);
+        assert_eq!(out, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4]);
+    }
+}
