@@ -62,7 +62,16 @@ impl Def {
     fn var(&self, name: &str, ty: c_int, dims: &[c_int]) -> c_int {
         let mut id = 0;
         ok(
-            unsafe { nc_def_var(self.ncid, c(name).as_ptr(), ty, dims.len() as c_int, dims.as_ptr(), &mut id) },
+            unsafe {
+                nc_def_var(
+                    self.ncid,
+                    c(name).as_ptr(),
+                    ty,
+                    dims.len() as c_int,
+                    dims.as_ptr(),
+                    &mut id,
+                )
+            },
             name,
         );
         id
@@ -76,7 +85,10 @@ impl Def {
     }
 
     fn float_att(&self, varid: c_int, name: &str, v: f32) {
-        ok(unsafe { nc_put_att_float(self.ncid, varid, c(name).as_ptr(), NC_FLOAT, 1, &v) }, name);
+        ok(
+            unsafe { nc_put_att_float(self.ncid, varid, c(name).as_ptr(), NC_FLOAT, 1, &v) },
+            name,
+        );
     }
 
     fn floats(&self, varid: c_int, v: &[f32]) {
@@ -84,13 +96,19 @@ impl Def {
     }
 
     fn int64s(&self, varid: c_int, v: &[i64]) {
-        ok(unsafe { nc_put_var_longlong(self.ncid, varid, v.as_ptr()) }, "put int64");
+        ok(
+            unsafe { nc_put_var_longlong(self.ncid, varid, v.as_ptr()) },
+            "put int64",
+        );
     }
 
     fn strings(&self, varid: c_int, v: &[&str]) {
         let owned: Vec<CString> = v.iter().map(|s| c(s)).collect();
         let ptrs: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
-        ok(unsafe { nc_put_var_string(self.ncid, varid, ptrs.as_ptr().cast_mut()) }, "put strings");
+        ok(
+            unsafe { nc_put_var_string(self.ncid, varid, ptrs.as_ptr().cast_mut()) },
+            "put strings",
+        );
     }
 
     fn enddef(&self) {
@@ -207,14 +225,20 @@ fn att_text(ncid: c_int, v: c_int, name: &str) -> Option<String> {
         return None;
     }
     let mut b = vec![0u8; n + 1];
-    ok(unsafe { nc_get_att_text(ncid, v, c(name).as_ptr(), b.as_mut_ptr().cast()) }, name);
+    ok(
+        unsafe { nc_get_att_text(ncid, v, c(name).as_ptr(), b.as_mut_ptr().cast()) },
+        name,
+    );
     b.truncate(n);
     Some(String::from_utf8(b).unwrap())
 }
 
 fn counts(ncid: c_int) -> (c_int, c_int, c_int) {
     let (mut nd, mut nv, mut na) = (0, 0, 0);
-    ok(unsafe { nc_inq(ncid, &mut nd, &mut nv, &mut na, std::ptr::null_mut()) }, "inq");
+    ok(
+        unsafe { nc_inq(ncid, &mut nd, &mut nv, &mut na, std::ptr::null_mut()) },
+        "inq",
+    );
     (nd, nv, na)
 }
 
@@ -252,7 +276,10 @@ fn cf_1_13_with_zarr_fragments_in_a_2d_grid() {
         unsafe { nc_get_vara_float(ncid, tas, [1, 0].as_ptr(), [3, 2].as_ptr(), out.as_mut_ptr()) },
         "vara",
     );
-    assert_eq!(out, vec![val(1, 0), val(1, 1), val(2, 0), val(2, 1), val(3, 0), val(3, 1)]);
+    assert_eq!(
+        out,
+        vec![val(1, 0), val(1, 1), val(2, 0), val(2, 1), val(3, 0), val(3, 1)]
+    );
     // Strided, as int.
     let mut outi = vec![0i32; 6];
     ok(
@@ -271,7 +298,10 @@ fn cf_1_13_with_zarr_fragments_in_a_2d_grid() {
     assert_eq!(outi, vec![0, 2, 200, 202, 400, 402]);
     // One value; a mapped (transposed) read.
     let mut one = 0f64;
-    ok(unsafe { nc_get_var1_double(ncid, tas, [4, 2].as_ptr(), &mut one) }, "var1");
+    ok(
+        unsafe { nc_get_var1_double(ncid, tas, [4, 2].as_ptr(), &mut one) },
+        "var1",
+    );
     assert_eq!(one, 402.0);
     let mut tr = vec![0f32; 15];
     ok(
@@ -294,10 +324,7 @@ fn cf_1_13_with_zarr_fragments_in_a_2d_grid() {
     assert_eq!(unsafe { nc_get_var_schar(ncid, tas, b.as_mut_ptr()) }, NC_ERANGE);
     assert_eq!(b[1], 1);
     // Read-only.
-    assert_eq!(
-        unsafe { nc_put_var1_float(ncid, tas, [0, 0].as_ptr(), &1.0) },
-        NC_EPERM
-    );
+    assert_eq!(unsafe { nc_put_var1_float(ncid, tas, [0, 0].as_ptr(), &1.0) }, NC_EPERM);
     ok(nc_close(ncid), "close");
 
     // The raw view: exactly what is stored.
@@ -312,7 +339,10 @@ fn cf_1_13_with_zarr_fragments_in_a_2d_grid() {
     }
     // Opened for writing: shown as stored too.
     let mut ncid = 0;
-    ok(unsafe { nc_open(c(&zurl(&m, "")).as_ptr(), NC_WRITE, &mut ncid) }, "open w");
+    ok(
+        unsafe { nc_open(c(&zurl(&m, "")).as_ptr(), NC_WRITE, &mut ncid) },
+        "open w",
+    );
     assert_eq!(counts(ncid).1, 5);
     ok(nc_close(ncid), "close");
     let mut bad = 0;
@@ -387,10 +417,7 @@ fn netcdf_fragments_packed_filled_and_with_an_omitted_dimension() {
     let ncid = open(&zurl(&m, ""));
     let tas = varid(ncid, "tas").unwrap();
     assert_eq!(shape(ncid, tas), vec![6, 1]);
-    assert_eq!(
-        get_all(ncid, tas, 6).unwrap(),
-        vec![1.5, 2.5, 12.0, 7.0, FILL, 7.0]
-    );
+    assert_eq!(get_all(ncid, tas, 6).unwrap(), vec![1.5, 2.5, 12.0, 7.0, FILL, 7.0]);
     // A read of one fragment only, as double.
     let mut d = [0f64; 2];
     ok(
@@ -484,10 +511,16 @@ fn unique_values_cfa_and_draft_encodings() {
     // f0 has 2 values, the map says 3: a shape error at read time.
     let ncid = open(&zurl(&m, ""));
     let tas = varid(ncid, "tas").unwrap();
-    assert_eq!(att_text(ncid, NC_GLOBAL, "_Aggregation").as_deref(), Some("CF-draft-2025"));
+    assert_eq!(
+        att_text(ncid, NC_GLOBAL, "_Aggregation").as_deref(),
+        Some("CF-draft-2025")
+    );
     assert_eq!(get_all(ncid, tas, 4), Err(-57), "NC_EEDGE: fragment shape differs");
     let mut v = 0f32;
-    ok(unsafe { nc_get_var1_float(ncid, tas, [3].as_ptr(), &mut v) }, "var1 in g1");
+    ok(
+        unsafe { nc_get_var1_float(ncid, tas, [3].as_ptr(), &mut v) },
+        "var1 in g1",
+    );
     assert_eq!(v, 9.0);
     ok(nc_close(ncid), "close");
 }
@@ -539,7 +572,14 @@ fn hostile_masters_show_raw_or_fail_cleanly() {
     assert_eq!(get_all(ncid, tas, 4), Err(NC_EINVAL));
     ok(nc_close(ncid), "close");
     // Units that differ: NC_EINVAL (conversion is not built yet).
-    fragment(&zurl(&dir.join("degc.zarr"), ""), 0, &["time", "lat"], &[2, 1], &[0.0, 1.0], "degC");
+    fragment(
+        &zurl(&dir.join("degc.zarr"), ""),
+        0,
+        &["time", "lat"],
+        &[2, 1],
+        &[0.0, 1.0],
+        "degC",
+    );
     let m = dir.join("units.zarr");
     master(&m, &["degc.zarr", uris[1], uris[2], uris[3]], &[2, 3, 1, 2], CF);
     let ncid = open(&zurl(&m, ""));

@@ -154,10 +154,7 @@ impl Handle {
     /// masters that lead to it (for nested aggregations).
     pub fn open(uri: &str, ancestors: &[String]) -> NcResult<Handle> {
         let missing = || {
-            crate::nclog!(
-                crate::log::Level::Error,
-                "aggregation fragment {uri}: no such dataset"
-            );
+            crate::nclog!(crate::log::Level::Error, "aggregation fragment {uri}: no such dataset");
             NcError::NoObject
         };
         if crate::api::is_zarr(uri, false) {
@@ -221,10 +218,12 @@ impl Handle {
             Handle::Zarr(m) => {
                 let ds = m.lock().map_err(|_| NcError::Internal)?;
                 let v = ds.var(at.grp as usize, at.varid)?;
-                let num = |name: &str| v.att(name).and_then(|a| match &a.value {
-                    crate::model::AttValue::Bytes(b) => att_f64(a.ty, b),
-                    crate::model::AttValue::Strings(_) => None,
-                });
+                let num = |name: &str| {
+                    v.att(name).and_then(|a| match &a.value {
+                        crate::model::AttValue::Bytes(b) => att_f64(a.ty, b),
+                        crate::model::AttValue::Strings(_) => None,
+                    })
+                };
                 let mut missing = Vec::new();
                 if !v.no_fill {
                     missing.push(v.fill.clone());
@@ -250,7 +249,12 @@ impl Handle {
             Handle::NetCdf(f) => {
                 let (tid, shape) = f.var_type_shape(at.grp, at.varid).map_err(|_| NcError::NotVar)?;
                 let ty = NcType::from_id(tid).map_err(|_| NcError::BadType)?;
-                let size_of = |t: i32| NcType::from_id(t).ok().filter(|t| *t != NcType::String).map(NcType::size);
+                let size_of = |t: i32| {
+                    NcType::from_id(t)
+                        .ok()
+                        .filter(|t| *t != NcType::String)
+                        .map(NcType::size)
+                };
                 let att = |name: &str| {
                     f.att(at.grp, at.varid, name, size_of)
                         .and_then(|(t, b)| NcType::from_id(t).ok().map(|t| (t, b)))
@@ -279,8 +283,18 @@ impl Handle {
     }
 
     /// Read a hyperslab in the variable's own type.
-    pub fn read(&self, at: VarAt, fv: &FragVar, start: &[usize], count: &[usize], stride: &[usize]) -> NcResult<Vec<u8>> {
-        let n = count.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).ok_or(NcError::NoMem)?;
+    pub fn read(
+        &self,
+        at: VarAt,
+        fv: &FragVar,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+    ) -> NcResult<Vec<u8>> {
+        let n = count
+            .iter()
+            .try_fold(1usize, |a, &c| a.checked_mul(c))
+            .ok_or(NcError::NoMem)?;
         let bytes = n.checked_mul(fv.ty.size()).ok_or(NcError::NoMem)?;
         let mut out = vec![0u8; bytes];
         if n == 0 {
@@ -343,7 +357,10 @@ mod tests {
         assert_eq!(resolve(&b, "https://h/x.nc#mode=bytes"), "https://h/x.nc#mode=bytes");
         let u = Base::of_master("s3://bucket/dir/master.zarr", false);
         assert_eq!(u, Base::Url("s3://bucket/dir/".into()));
-        assert_eq!(resolve(&u, "f1.zarr#mode=zarr,s3"), "s3://bucket/dir/f1.zarr#mode=zarr,s3");
+        assert_eq!(
+            resolve(&u, "f1.zarr#mode=zarr,s3"),
+            "s3://bucket/dir/f1.zarr#mode=zarr,s3"
+        );
         assert!(!has_scheme("C:/x") && has_scheme("file:x") && !has_scheme("a/b:c"));
     }
 }

@@ -155,7 +155,10 @@ impl DsTables<'_> {
             &zeros,
             &shape,
             None,
-            crate::engine::MemOut::Num { ty: mem, data: &mut data },
+            crate::engine::MemOut::Num {
+                ty: mem,
+                data: &mut data,
+            },
         )
         .map_err(|e| format!("table variable {name} cannot be read as {}: {e:?}", mem.name()))?;
         Ok((shape, data, marks))
@@ -171,7 +174,9 @@ impl Tables for DsTables<'_> {
         let (shape, data, marks) = self.read(var, NcType::Int64)?;
         let data = data
             .chunks_exact(8)
-            .map(|b| (!marks.iter().any(|m| m.as_slice() == b)).then(|| i64::from_ne_bytes(b.try_into().unwrap_or_default())))
+            .map(|b| {
+                (!marks.iter().any(|m| m.as_slice() == b)).then(|| i64::from_ne_bytes(b.try_into().unwrap_or_default()))
+            })
             .collect();
         Ok(Table { shape, data })
     }
@@ -258,7 +263,9 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
     for g in 0..ds.groups.len() {
         for i in 0..ds.groups[g].vars.len() {
             let v = &ds.groups[g].vars[i];
-            let Some(det) = parse::detect(&agg_atts(v)) else { continue };
+            let Some(det) = parse::detect(&agg_atts(v)) else {
+                continue;
+            };
             let vname = v.name.clone();
             let log = |why: &str| {
                 crate::nclog!(
@@ -269,7 +276,10 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             };
             match det {
                 Detected::NotExpanded(e) => {
-                    log(&format!("{} aggregations are recognised but not expanded yet", e.name()));
+                    log(&format!(
+                        "{} aggregations are recognised but not expanded yet",
+                        e.name()
+                    ));
                     names.insert(format!("{} (not expanded)", e.name()));
                 }
                 Detected::Invalid(why) => log(&why),
@@ -316,7 +326,10 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
     for p in plans {
         let shape = p.agg.shape.clone();
         let v = &mut ds.groups[p.grp].vars[p.var];
-        let units = v.att("units").and_then(|a| text_of(&a.value)).map(|s| s.trim().to_string());
+        let units = v
+            .att("units")
+            .and_then(|a| text_of(&a.value))
+            .map(|s| s.trim().to_string());
         let src = source::AggSource::new(
             p.agg,
             v.ty,
@@ -332,7 +345,11 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
         v.chain = None;
         v.atts.retain(|a| !parse::AGG_ATT_NAMES.contains(&a.name.as_str()));
         v.external = Some(Arc::new(src));
-        hidden.extend(p.tables.into_iter().filter(|t| !kept_tables.contains(t) && *t != (p.grp, p.var)));
+        hidden.extend(
+            p.tables
+                .into_iter()
+                .filter(|t| !kept_tables.contains(t) && *t != (p.grp, p.var)),
+        );
     }
     ds.hide_vars(&hidden);
     Ok(())

@@ -303,7 +303,10 @@ impl Aggregation {
 pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn Tables) -> Result<Aggregation, String> {
     let mut shape = Vec::with_capacity(dims.len());
     for d in dims {
-        shape.push(t.dim_len(d).ok_or_else(|| format!("aggregated dimension {d} does not exist"))?);
+        shape.push(
+            t.dim_len(d)
+                .ok_or_else(|| format!("aggregated dimension {d} does not exist"))?,
+        );
     }
     let sizes = match &roles.sizes {
         Some(v) => fragment_sizes(&t.ints(v)?, &shape)?,
@@ -381,7 +384,9 @@ fn check_table_shape(shape: &[usize], grid: &[usize], alternatives: bool, name: 
     if ok {
         Ok(())
     } else {
-        Err(format!("table {name} has shape {shape:?}, the fragment grid is {grid:?}"))
+        Err(format!(
+            "table {name} has shape {shape:?}, the fragment grid is {grid:?}"
+        ))
     }
 }
 
@@ -390,9 +395,7 @@ fn first_present(data: Vec<Option<String>>, alt: usize) -> Vec<Option<String>> {
     if alt <= 1 {
         return data;
     }
-    data.chunks(alt)
-        .map(|c| c.iter().flatten().next().cloned())
-        .collect()
+    data.chunks(alt).map(|c| c.iter().flatten().next().cloned()).collect()
 }
 
 /// Fragments that name datasets (`uris`/`location`/`file` with identifiers).
@@ -572,7 +575,12 @@ mod tests {
         assert_eq!(a.sizes, vec![vec![2, 3], vec![1, 2]]);
         assert_eq!(
             a.fragments,
-            vec![ds("a.nc", "/tas"), ds("b.nc", "/tas"), ds("c.zarr", "/tas"), ds("d.nc", "/tas")]
+            vec![
+                ds("a.nc", "/tas"),
+                ds("b.nc", "/tas"),
+                ds("c.zarr", "/tas"),
+                ds("d.nc", "/tas")
+            ]
         );
         assert_eq!(a.grid(), vec![2, 2]);
     }
@@ -585,7 +593,10 @@ mod tests {
             Some(Detected::Invalid(_))
         ));
         // uris without identifiers is no combination.
-        assert!(matches!(detect(&atts("t", "map: m uris: u")), Some(Detected::Invalid(_))));
+        assert!(matches!(
+            detect(&atts("t", "map: m uris: u")),
+            Some(Detected::Invalid(_))
+        ));
         assert!(matches!(
             detect(&atts("t", "map: m map: n")),
             Some(Detected::Invalid(_))
@@ -626,7 +637,10 @@ mod tests {
     fn the_drafts() {
         let (e, dims, roles) = terms(&atts("time lat", "shape: fmap location: furis address: fid"));
         assert_eq!(e, Encoding::CfDraft2024);
-        assert_eq!(describe(e, &dims, &roles, &mut grid_tables()).unwrap().fragments.len(), 4);
+        assert_eq!(
+            describe(e, &dims, &roles, &mut grid_tables()).unwrap().fragments.len(),
+            4
+        );
         let (e, dims, roles) = terms(&atts("time lat", "map: fmap location: furis identifier: fid"));
         assert_eq!(e, Encoding::CfDraft2025);
         let a = describe(e, &dims, &roles, &mut grid_tables()).unwrap();
@@ -650,7 +664,8 @@ mod tests {
                 &["${base}/a.nc", "x.nc", "", "${base}/b2.nc", "", "", "", ""],
             ),
         );
-        m.strings.insert("fa".into(), strs(&[2, 2], &["tas", "tas", "", "inmaster"]));
+        m.strings
+            .insert("fa".into(), strs(&[2, 2], &["tas", "tas", "", "inmaster"]));
         m.atts
             .insert(("ff".into(), "substitutions".into()), "${base}: /data".into());
         let a = describe(e, &dims, &roles, &mut m).unwrap();

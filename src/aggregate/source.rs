@@ -61,7 +61,11 @@ fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Pie
     for (i, &n) in sizes.iter().enumerate() {
         let end = off + n;
         if n > 0 && end > start && off <= last {
-            let k_lo = if start >= off { 0 } else { (off - start).div_ceil(stride) };
+            let k_lo = if start >= off {
+                0
+            } else {
+                (off - start).div_ceil(stride)
+            };
             let k_hi = ((end - 1 - start) / stride + 1).min(count);
             if k_lo < k_hi {
                 out.push(Piece {
@@ -158,7 +162,10 @@ impl AggSource {
             }
         }
         if self.ancestors.iter().any(|a| a == uri) {
-            crate::nclog!(crate::log::Level::Error, "aggregation: {uri} is its own fragment (a cycle)");
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation: {uri} is its own fragment (a cycle)"
+            );
             return Err(NcError::Inval);
         }
         if self.ancestors.len() >= super::MAX_DEPTH {
@@ -202,7 +209,10 @@ impl AggSource {
         };
         let h = self.handle(&uri)?;
         let at = h.find(identifier).inspect_err(|_| {
-            crate::nclog!(crate::log::Level::Error, "aggregation fragment {uri}: no variable {identifier}");
+            crate::nclog!(
+                crate::log::Level::Error,
+                "aggregation fragment {uri}: no variable {identifier}"
+            );
         })?;
         let fv = h.describe(at)?;
         self.check_fragment(&uri, &fv)?;
@@ -340,8 +350,11 @@ impl AggSource {
 impl ExternalData for AggSource {
     fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
         let scalar = self.agg.shape.is_empty();
-        let (start, count, stride): (&[usize], &[usize], &[usize]) =
-            if scalar { (&[], &[], &[]) } else { (start, count, stride) };
+        let (start, count, stride): (&[usize], &[usize], &[usize]) = if scalar {
+            (&[], &[], &[])
+        } else {
+            (start, count, stride)
+        };
         let blocks = self.blocks(start, count, stride);
         // The blocks of one dataset go to one job (its handle is used by one
         // thread at a time); constant and missing ones each to their own.
@@ -392,34 +405,84 @@ mod tests {
         assert_eq!(
             pieces(&[2, 3, 1], 0, 6, 1),
             vec![
-                Piece { frag: 0, local: 0, out: 0, n: 2 },
-                Piece { frag: 1, local: 0, out: 2, n: 3 },
-                Piece { frag: 2, local: 0, out: 5, n: 1 },
+                Piece {
+                    frag: 0,
+                    local: 0,
+                    out: 0,
+                    n: 2
+                },
+                Piece {
+                    frag: 1,
+                    local: 0,
+                    out: 2,
+                    n: 3
+                },
+                Piece {
+                    frag: 2,
+                    local: 0,
+                    out: 5,
+                    n: 1
+                },
             ]
         );
         // Indices 1, 3, 5 (stride 2).
         assert_eq!(
             pieces(&[2, 3, 1], 1, 3, 2),
             vec![
-                Piece { frag: 0, local: 1, out: 0, n: 1 },
-                Piece { frag: 1, local: 1, out: 1, n: 1 },
-                Piece { frag: 2, local: 0, out: 2, n: 1 },
+                Piece {
+                    frag: 0,
+                    local: 1,
+                    out: 0,
+                    n: 1
+                },
+                Piece {
+                    frag: 1,
+                    local: 1,
+                    out: 1,
+                    n: 1
+                },
+                Piece {
+                    frag: 2,
+                    local: 0,
+                    out: 2,
+                    n: 1
+                },
             ]
         );
         // Index 0 and 4 (stride 4): the last fragment untouched.
         assert_eq!(
             pieces(&[2, 3, 1], 0, 2, 4),
             vec![
-                Piece { frag: 0, local: 0, out: 0, n: 1 },
-                Piece { frag: 1, local: 2, out: 1, n: 1 },
+                Piece {
+                    frag: 0,
+                    local: 0,
+                    out: 0,
+                    n: 1
+                },
+                Piece {
+                    frag: 1,
+                    local: 2,
+                    out: 1,
+                    n: 1
+                },
             ]
         );
         // A stride that jumps over a whole fragment.
         assert_eq!(
             pieces(&[1, 1, 1, 1], 0, 2, 3),
             vec![
-                Piece { frag: 0, local: 0, out: 0, n: 1 },
-                Piece { frag: 3, local: 0, out: 1, n: 1 },
+                Piece {
+                    frag: 0,
+                    local: 0,
+                    out: 0,
+                    n: 1
+                },
+                Piece {
+                    frag: 3,
+                    local: 0,
+                    out: 1,
+                    n: 1
+                },
             ]
         );
         assert!(pieces(&[2, 3], 0, 0, 1).is_empty());

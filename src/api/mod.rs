@@ -140,7 +140,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         meta_dirty: true,
         created: true,
         deferred_bytes: 0,
-            aggregation: None,
+        aggregation: None,
     };
     // The root group exists on storage from the start.
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;

@@ -415,7 +415,10 @@ pub fn is_hidden_att(name: &str) -> bool {
 /// NCZarr bookkeeping keys anywhere, the dataset's virtual attributes on the
 /// root group, `_Codecs` on variables.
 pub fn is_reserved_att(name: &str, global: bool, root: bool) -> bool {
-    let file_level = matches!(name, "_NCProperties" | "_IsNetcdf4" | "_SuperblockVersion" | "_Format" | "_Aggregation");
+    let file_level = matches!(
+        name,
+        "_NCProperties" | "_IsNetcdf4" | "_SuperblockVersion" | "_Format" | "_Aggregation"
+    );
     if file_level {
         return global && root;
     }
@@ -654,7 +657,11 @@ impl Dataset {
         let mut used_by_kept = vec![false; self.dims.len()];
         for (g, grp) in self.groups.iter().enumerate() {
             for (i, v) in grp.vars.iter().enumerate() {
-                let used = if gone.contains(&(g, i)) { &mut used_by_gone } else { &mut used_by_kept };
+                let used = if gone.contains(&(g, i)) {
+                    &mut used_by_gone
+                } else {
+                    &mut used_by_kept
+                };
                 for &d in &v.dimids {
                     if let Some(u) = used.get_mut(d) {
                         *u = true;
@@ -670,7 +677,9 @@ impl Dataset {
                 keep
             });
         }
-        let drop: Vec<bool> = (0..self.dims.len()).map(|d| used_by_gone[d] && !used_by_kept[d]).collect();
+        let drop: Vec<bool> = (0..self.dims.len())
+            .map(|d| used_by_gone[d] && !used_by_kept[d])
+            .collect();
         if !drop.iter().any(|&x| x) {
             return;
         }

@@ -308,7 +308,13 @@ impl SysFile {
 
     /// An attribute's type id and raw values (`size` bytes per value), or
     /// None when absent. Only atomic fixed-size types (and text) are read.
-    pub(crate) fn att(&self, grp: i32, varid: i32, name: &str, size_of_type: impl Fn(i32) -> Option<usize>) -> Option<(i32, Vec<u8>)> {
+    pub(crate) fn att(
+        &self,
+        grp: i32,
+        varid: i32,
+        name: &str,
+        size_of_type: impl Fn(i32) -> Option<usize>,
+    ) -> Option<(i32, Vec<u8>)> {
         let c = cstring(name).ok()?;
         // SAFETY: netcdf.h: int nc_inq_att(int, int, const char*, nc_type*, size_t*).
         let inq: InqAttFn = unsafe { sys_fn(b"nc_inq_att\0") }.ok()?;

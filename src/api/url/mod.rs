@@ -531,7 +531,11 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         })?,
     };
     // `aggregation=raw` or `aggregation=expanded` (the last one wins).
-    let aggregation = modes.iter().rev().find(|m| mode_key(m) == "aggregation").map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
+    let aggregation = modes
+        .iter()
+        .rev()
+        .find(|m| mode_key(m) == "aggregation")
+        .map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
     let aggregation_raw = match aggregation.as_deref() {
         None | Some("expanded") => false,
         Some("raw") => true,
@@ -1092,9 +1096,26 @@ mod tests {
             "file:///x/d.zip#mode=nczarr,zip",
             "file:///x/d.zarr#mode=noxarray,file",
             "file:///x/d.zarr#mode=xarray,file",
+            "file:///x/d.zarr#mode=nczarr,file,aggregation=expanded",
         ] {
             assert!(matches!(classify_with(p, true, false), Ok(Target::Zarr(_))), "{p}");
         }
+        // The aggregation view key: raw, expanded (the default), nothing else.
+        let raw = |p: &str| match classify_with(p, false, false) {
+            Ok(Target::Zarr(l)) => Ok(l.aggregation_raw),
+            Ok(Target::NotZarr) => Err(NcError::NotNc),
+            Err(e) => Err(e),
+        };
+        assert_eq!(raw("file:///x/d.zarr#mode=nczarr,file,aggregation=raw"), Ok(true));
+        assert_eq!(raw("file:///x/d.zarr#mode=nczarr,file"), Ok(false));
+        assert_eq!(
+            raw("file:///x/d.zarr#mode=nczarr,file,aggregation=raw,aggregation=expanded"),
+            Ok(false)
+        );
+        assert_eq!(
+            raw("file:///x/d.zarr#mode=nczarr,file,aggregation=bogus"),
+            Err(NcError::Url)
+        );
         // Mode lists that are not Zarr ones stay someone else's.
         for p in [
             "https://h/x.nc#mode=bytes",
