@@ -328,8 +328,8 @@ fn cf_1_13_with_zarr_fragments_in_a_2d_grid() {
     ok(nc_close(ncid), "close");
 
     // The raw view: exactly what is stored.
-    for url in [zurl(&m, ",aggregation=raw")] {
-        let ncid = open(&url);
+    {
+        let ncid = open(&zurl(&m, ",aggregation=raw"));
         assert_eq!(counts(ncid), (6, 5, 0));
         let tas = varid(ncid, "tas").unwrap();
         assert_eq!(shape(ncid, tas), Vec::<usize>::new());
@@ -477,13 +477,13 @@ fn unique_values_cfa_and_draft_encodings() {
         let fmt = d.var("fmt", NC_CHAR, &[n]);
         d.enddef();
         ok(unsafe { nc_put_var_int(d.ncid, loc, [2, 2].as_ptr()) }, "loc");
-        let mut f = vec![0u8; 32];
+        let mut f = [0u8; 32];
         f[..9].copy_from_slice(b"${d}.zarr");
         ok(unsafe { nc_put_var_text(d.ncid, file, f.as_ptr().cast()) }, "file");
-        let mut a = vec![0u8; 32];
+        let mut a = [0u8; 32];
         a[..3].copy_from_slice(b"tas");
         ok(unsafe { nc_put_var_text(d.ncid, addr, a.as_ptr().cast()) }, "addr");
-        let mut fm = vec![0u8; 16];
+        let mut fm = [0u8; 16];
         fm[..2].copy_from_slice(b"nc");
         ok(unsafe { nc_put_var_text(d.ncid, fmt, fm.as_ptr().cast()) }, "fmt");
     });

@@ -319,7 +319,7 @@ impl Handle {
             }
             Handle::NetCdf(f) => {
                 let st: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
-                f.get_vars(at.grp, at.varid, start, count, &st, fv.ty.size(), &mut out)
+                f.get_vars((at.grp, at.varid), start, count, &st, fv.ty.size(), &mut out)
                     .map_err(|rc| {
                         crate::nclog!(
                             crate::log::Level::Error,

@@ -114,7 +114,7 @@ struct DsTables<'a> {
 impl DsTables<'_> {
     /// A whole table variable as `mem` values, with its shape and the
     /// values that mark a missing entry (its fill value, `missing_value`).
-    fn read(&mut self, name: &str, mem: NcType) -> Result<(Vec<usize>, Vec<u8>, Vec<Vec<u8>>), String> {
+    fn read(&mut self, name: &str, mem: NcType) -> Result<RawTable, String> {
         let (g, i) = find_var(self.ds, self.grp, name).ok_or_else(|| format!("no table variable {name}"))?;
         let v = &self.ds.groups[g].vars[i];
         if v.external.is_some() || v.ty == NcType::String && mem != NcType::String {
@@ -161,8 +161,16 @@ impl DsTables<'_> {
             },
         )
         .map_err(|e| format!("table variable {name} cannot be read as {}: {e:?}", mem.name()))?;
-        Ok((shape, data, marks))
+        Ok(RawTable { shape, data, marks })
     }
+}
+
+/// A table variable read whole: its shape, its values, and the values that
+/// mark a missing entry.
+struct RawTable {
+    shape: Vec<usize>,
+    data: Vec<u8>,
+    marks: Vec<Vec<u8>>,
 }
 
 impl Tables for DsTables<'_> {
@@ -171,7 +179,7 @@ impl Tables for DsTables<'_> {
     }
 
     fn ints(&mut self, var: &str) -> Result<Table<Option<i64>>, String> {
-        let (shape, data, marks) = self.read(var, NcType::Int64)?;
+        let RawTable { shape, data, marks } = self.read(var, NcType::Int64)?;
         let data = data
             .chunks_exact(8)
             .map(|b| {
@@ -186,7 +194,7 @@ impl Tables for DsTables<'_> {
         let v = &self.ds.groups[g].vars[i];
         match v.ty {
             NcType::Char => {
-                let (mut shape, data, _) = self.read(var, NcType::Char)?;
+                let RawTable { mut shape, data, .. } = self.read(var, NcType::Char)?;
                 let width = shape.pop().unwrap_or(1).max(1);
                 let data = data
                     .chunks(width)
@@ -231,7 +239,7 @@ impl Tables for DsTables<'_> {
 
     fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
         let ty = self.ty;
-        let (shape, data, marks) = self.read(var, ty)?;
+        let RawTable { shape, data, marks } = self.read(var, ty)?;
         let data = data
             .chunks_exact(ty.size())
             .map(|b| (!marks.iter().any(|m| m.as_slice() == b)).then(|| b.to_vec()))

@@ -353,12 +353,11 @@ impl SysFile {
         Some(buf)
     }
 
-    /// nc_get_vars in the variable's own type into `out` (sized by the caller
-    /// to count's product times the type size).
+    /// nc_get_vars of (group, variable) in the variable's own type into
+    /// `out` (sized by the caller to count's product times `esize`).
     pub(crate) fn get_vars(
         &self,
-        grp: i32,
-        varid: i32,
+        (grp, varid): (i32, i32),
         start: &[usize],
         count: &[usize],
         stride: &[isize],
