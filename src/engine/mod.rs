@@ -158,6 +158,7 @@ mod tests {
             meta_dirty: true,
             created: true,
             deferred_bytes: 0,
+            durable: false,
         };
         let dims: Vec<i32> = shape
             .iter()

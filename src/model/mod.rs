@@ -348,6 +348,9 @@ pub struct Dataset {
     /// Bytes of whole chunks that writes left in the caches to be stored at
     /// the next sync (see `engine::put_vars`); zeroed by `engine::flush_chunks`.
     pub deferred_bytes: usize,
+    /// nc_enddef and nc_close make what was written durable on the disk, as
+    /// nc_sync always does (the mode key `durable`, `NCZARR_DURABLE`).
+    pub durable: bool,
 }
 
 /// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most

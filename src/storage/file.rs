@@ -19,11 +19,29 @@
 //!   half-written file. A failed put removes its temporary file and leaves the
 //!   old object as it was. Intermediate directories that are links to
 //!   directories are followed, as netcdf-c does.
-//! - `flush` makes everything written since the last flush durable against an
-//!   OS crash or power loss: on Linux with one `syncfs` of the dataset's file
-//!   system (an fsync per object made creating a 2000-variable dataset ten
-//!   times slower); elsewhere each object is `fdatasync`ed before its rename
-//!   and every directory whose entries changed is `fsync`ed here.
+//!
+//! # Durability
+//! Every put is complete and in place when it returns, so a
+//! `Durability::Visible` flush has nothing to do: no system call at all.
+//! Nothing is forced to the disk then, as netcdf-c, zarr-python and zarrs
+//! never do: after an operating-system crash or a power loss, objects written
+//! since the last stable flush may be missing, empty or old. A
+//! `Durability::Stable` flush makes durable exactly what this store wrote
+//! since the last stable flush, never the whole file system (`syncfs` would
+//! also wait for every other process's dirty data):
+//! - the store records, in a set per directory, the names of the files it
+//!   renamed into place (deduplicated), and the directories whose entries
+//!   changed: the parents of renamed, created and removed entries, and the
+//!   directories it created;
+//! - the flush runs one job per directory on the worker pool: `fdatasync` of
+//!   each recorded file (opened without following links, non-blocking), then
+//!   `fsync` of the directory. A file or directory deleted since is skipped
+//!   (its parent is recorded by the delete);
+//! - a job that fails leaves its directory recorded for the next flush, which
+//!   retries it; the others are done;
+//! - the bookkeeping is bounded: past [`MAX_PENDING_NAMES`] names in all, a
+//!   directory that gets one more is synced whole (every regular file in it)
+//!   instead of by name.
 //!
 //! Temporary files are named `.nczarr-tmp.<pid>.<n>`; `list` hides them and no
 //! key may have a segment starting with `.nczarr-tmp.` (`StoreError::InvalidKey`).
@@ -39,15 +57,17 @@
 //! error. Writing to a store opened read-only is `StoreError::ReadOnly`
 //! without any system call.
 
-use std::collections::BTreeSet;
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
-use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 
 /// Names of our temporary files start with this.
@@ -69,12 +89,8 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 pub struct FileStore {
     root: PathBuf,
     writable: bool,
-    /// Directories whose entries changed since the last flush (not kept on
-    /// Linux, where a flush is one `syncfs` whatever changed: `dirty` says
-    /// whether anything did).
-    dirty_dirs: Mutex<BTreeSet<PathBuf>>,
-    /// Whether anything was written since the last flush.
-    dirty: AtomicBool,
+    /// What the next stable flush makes durable.
+    pending: Mutex<Pending>,
     /// Held for writing while empty directories are pruned, and for reading
     /// while a put creates the directories it needs and its temporary file
     /// in them, so a delete can never remove a directory between its creation
@@ -385,6 +401,158 @@ fn remove_at<P: rustix::path::Arg + Copy>(
     absent_ok(rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR))
 }
 
+/// The most file names the bookkeeping of one store holds for its next
+/// stable flush (a few dozen bytes each, so a few MiB); past it, a directory
+/// that gets one more file is synced whole instead (see [`DirFiles::All`]).
+pub const MAX_PENDING_NAMES: usize = 1 << 16;
+
+/// The files of one directory that the next stable flush syncs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirFiles {
+    /// These names (possibly none: only the directory's entries changed).
+    Named(HashSet<OsString>),
+    /// Every regular file in the directory: more were written than the
+    /// bookkeeping keeps names for.
+    All,
+}
+
+/// One job of a stable flush: a directory whose entries changed, with the
+/// files written into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    pub dir: PathBuf,
+    pub files: DirFiles,
+}
+
+/// What the next stable flush of a store makes durable: the directories
+/// whose entries changed, each with the names of the files written into it,
+/// every path and name once.
+#[derive(Debug, Default)]
+pub struct Pending {
+    dirs: HashMap<PathBuf, DirFiles>,
+    /// Names held in all of `dirs`, at most [`MAX_PENDING_NAMES`].
+    names: usize,
+}
+
+impl Pending {
+    /// The entries of `dir` changed.
+    pub fn dir_changed(&mut self, dir: &Path) {
+        if !self.dirs.contains_key(dir) {
+            self.dirs.insert(dir.to_path_buf(), DirFiles::Named(HashSet::new()));
+        }
+    }
+
+    /// The file `name` of `dir` was written (renamed into place).
+    pub fn file_written(&mut self, dir: &Path, name: &OsStr) {
+        let full = self.names >= MAX_PENDING_NAMES;
+        let files = match self.dirs.get_mut(dir) {
+            Some(f) => f,
+            None => self
+                .dirs
+                .entry(dir.to_path_buf())
+                .or_insert(DirFiles::Named(HashSet::new())),
+        };
+        let DirFiles::Named(set) = files else {
+            return;
+        };
+        if set.contains(name) {
+            return;
+        }
+        if full {
+            self.names -= set.len();
+            *files = DirFiles::All;
+        } else {
+            set.insert(name.to_os_string());
+            self.names += 1;
+        }
+    }
+
+    /// Everything recorded, as one batch per directory; the record is empty
+    /// afterwards.
+    pub fn take(&mut self) -> Vec<Batch> {
+        self.names = 0;
+        self.dirs.drain().map(|(dir, files)| Batch { dir, files }).collect()
+    }
+
+    /// Record a batch again (its flush failed), merged with whatever was
+    /// recorded since.
+    pub fn restore(&mut self, b: Batch) {
+        match b.files {
+            DirFiles::All => {
+                if let Some(DirFiles::Named(set)) = self.dirs.get(&b.dir) {
+                    self.names -= set.len();
+                }
+                self.dirs.insert(b.dir, DirFiles::All);
+            }
+            DirFiles::Named(set) => {
+                self.dir_changed(&b.dir);
+                for name in set {
+                    self.file_written(&b.dir, &name);
+                }
+            }
+        }
+    }
+
+    /// How many directories and file names are recorded.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.dirs.len(), self.names)
+    }
+
+    /// What is recorded for `dir`.
+    pub fn files_of(&self, dir: &Path) -> Option<&DirFiles> {
+        self.dirs.get(dir)
+    }
+}
+
+/// One job of a stable flush: `fdatasync` of each file of the batch, then
+/// `fsync` of its directory. A directory or file that is gone (deleted
+/// since; a link now at a file's name is not what we wrote) is skipped.
+fn sync_batch(b: &Batch) -> StoreResult<()> {
+    let dir = match open_dir_following(&b.dir) {
+        Ok(Some(fd)) => File::from(fd),
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(io_error("open directory", &b.dir, &e)),
+    };
+    match &b.files {
+        DirFiles::Named(names) => {
+            for name in names {
+                sync_file_at(&dir, name).map_err(|e| io_error("fdatasync", &b.dir.join(name), &e))?;
+            }
+        }
+        DirFiles::All => {
+            let entries =
+                rustix::fs::Dir::read_from(&dir).map_err(|e| io_error("read directory", &b.dir, &e.into()))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| io_error("read directory", &b.dir, &e.into()))?;
+                let name = OsStr::from_bytes(entry.file_name().to_bytes());
+                let skip = name == "." || name == ".." || name.to_str().is_some_and(is_tmp_name);
+                if skip || entry.file_type() == rustix::fs::FileType::Directory {
+                    continue;
+                }
+                sync_file_at(&dir, name).map_err(|e| io_error("fdatasync", &b.dir.join(name), &e))?;
+            }
+        }
+    }
+    dir.sync_all().map_err(|e| io_error("fsync directory", &b.dir, &e))
+}
+
+/// `fdatasync` the regular file `name` of `dir`; absent, a link or not a
+/// regular file is nothing to sync.
+fn sync_file_at(dir: &File, name: &OsStr) -> io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    use rustix::io::Errno;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let file = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => File::from(fd),
+        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    if !file.metadata()?.is_file() {
+        return Ok(());
+    }
+    file.sync_data()
+}
+
 impl FileStore {
     /// Open an existing dataset directory (links are followed).
     ///
@@ -473,9 +641,9 @@ impl FileStore {
             Err(e) => return Err(io_error("stat", root, &e)),
         }
         let store = FileStore::new(root, true);
-        store.mark_dirty(root);
+        store.dir_changed(root);
         if let Some(parent) = root.parent() {
-            store.mark_dirty(if parent.as_os_str().is_empty() {
+            store.dir_changed(if parent.as_os_str().is_empty() {
                 Path::new(".")
             } else {
                 parent
@@ -488,8 +656,7 @@ impl FileStore {
         FileStore {
             root: root.to_path_buf(),
             writable,
-            dirty_dirs: Mutex::new(BTreeSet::new()),
-            dirty: AtomicBool::new(false),
+            pending: Mutex::new(Pending::default()),
             tree: RwLock::new(()),
         }
     }
@@ -526,20 +693,40 @@ impl FileStore {
         }
     }
 
-    fn mark_dirty(&self, dir: &Path) {
-        self.dirty.store(true, Ordering::Release);
-        if cfg!(target_os = "linux") {
-            // flush syncs the whole file system; a set of paths shared by
-            // every writing thread would only cost time (a lock and path
-            // comparisons per object).
-            return;
+    /// The bookkeeping of the next stable flush. A poisoned lock only means
+    /// that another thread panicked while inserting; every insert leaves the
+    /// sets valid.
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Record that the entries of `dir` changed (for the next stable flush).
+    fn dir_changed(&self, dir: &Path) {
+        self.pending().dir_changed(dir);
+    }
+
+    /// Make durable what `pending` holds: one job per directory on the
+    /// worker pool, each with `sync` (the files, then the directory). The
+    /// directories whose job failed stay recorded for the next flush; the
+    /// first error is returned.
+    fn sync_pending(&self, sync: impl Fn(&Batch) -> StoreResult<()> + Sync + Send) -> StoreResult<()> {
+        let batches = self.pending().take();
+        if batches.is_empty() {
+            return Ok(());
         }
-        // A poisoned lock only means another thread panicked while inserting
-        // into the set; the set itself is still a valid set of paths.
-        let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
-        if !set.contains(dir) {
-            set.insert(dir.to_path_buf());
+        let failed: Vec<(Batch, StoreError)> =
+            crate::runtime::pool::run_jobs(batches, |b| sync(&b).err().map(|e| (b, e)))
+                .into_iter()
+                .flatten()
+                .collect();
+        let Some(first) = failed.first().map(|(_, e)| *e) else {
+            return Ok(());
+        };
+        let mut pending = self.pending();
+        for (b, _) in failed {
+            pending.restore(b);
         }
+        Err(first)
     }
 
     /// Create the directories leading to `path` (below the root), one level at
@@ -588,9 +775,9 @@ impl FileStore {
     fn make_dir(&self, dir: &Path) -> io::Result<()> {
         match DirBuilder::new().mode(DIR_MODE).create(dir) {
             Ok(()) => {
-                self.mark_dirty(dir);
+                self.dir_changed(dir);
                 if let Some(p) = dir.parent() {
-                    self.mark_dirty(p);
+                    self.dir_changed(p);
                 }
                 Ok(())
             }
@@ -599,8 +786,9 @@ impl FileStore {
         }
     }
 
-    /// Write `data` to a new temporary file in `dir`, synced to disk.
-    /// Returns its path; on error nothing is left behind.
+    /// Write `data` to a new temporary file in `dir` (not synced: a stable
+    /// flush does that for the object it becomes). Returns its path; on
+    /// error nothing is left behind.
     fn write_temp(dir: &Path, data: &[&[u8]]) -> io::Result<PathBuf> {
         let pid = std::process::id();
         let mut last = io::Error::from(ErrorKind::AlreadyExists);
@@ -623,15 +811,7 @@ impl FileStore {
                 }
                 Err(e) => return Err(e),
             };
-            // Durability comes at flush (one syncfs for everything written);
-            // elsewhere than Linux each object is synced here instead.
-            let written = write_all_parts(&mut file, data).and_then(|()| {
-                if cfg!(target_os = "linux") {
-                    Ok(())
-                } else {
-                    file.sync_data()
-                }
-            });
+            let written = write_all_parts(&mut file, data);
             drop(file);
             return match written {
                 Ok(()) => Ok(tmp),
@@ -658,7 +838,7 @@ impl FileStore {
             }
             cur = dir.parent();
             if let Some(p) = cur {
-                self.mark_dirty(p);
+                self.dir_changed(p);
             }
         }
     }
@@ -809,7 +989,8 @@ impl Store for FileStore {
             let _ = fs::remove_file(&tmp);
             return Err(io_error("rename into", &path, &e));
         }
-        self.mark_dirty(dir);
+        let name = path.file_name().ok_or(StoreError::Internal)?;
+        self.pending().file_written(dir, name);
         Ok(())
     }
 
@@ -822,12 +1003,12 @@ impl Store for FileStore {
             let root = open_dir_following(&path).map_err(|e| io_error("read directory", &path, &e))?;
             let Some(root) = root else { return Ok(()) };
             crate::runtime::pool::on_pool(|| clear_at(&root, 0)).map_err(|e| io_error("remove", &path, &e))?;
-            self.mark_dirty(&path);
+            self.dir_changed(&path);
             return Ok(());
         }
         remove_tree(&path).map_err(|e| io_error("remove", &path, &e))?;
         if let Some(dir) = path.parent() {
-            self.mark_dirty(dir);
+            self.dir_changed(dir);
         }
         self.prune_empty_parents(&path);
         Ok(())
@@ -892,45 +1073,14 @@ impl Store for FileStore {
         Ok(names)
     }
 
-    fn flush(&self) -> StoreResult<()> {
-        #[cfg(target_os = "linux")]
-        if self.dirty.swap(false, Ordering::AcqRel) {
-            // One syncfs makes every file and directory written since the
-            // last flush durable, in far less time than an fsync per object.
-            // (A write that completes after the swap marks the store dirty
-            // again, for the next flush.)
-            let synced = match File::open(&self.root) {
-                Ok(f) => rustix::fs::syncfs(&f).map_err(io::Error::from),
-                // The dataset was removed from under us: nothing left to sync.
-                Err(e) if is_absent(&e) => Ok(()),
-                Err(e) => Err(e),
-            };
-            return synced.map_err(|e| {
-                self.dirty.store(true, Ordering::Release);
-                io_error("syncfs", &self.root, &e)
-            });
+    /// Visible: nothing to do (every put is in place when it returns).
+    /// Stable: what this store wrote since the last stable flush (see the
+    /// module notes).
+    fn flush(&self, level: Durability) -> StoreResult<()> {
+        match level {
+            Durability::Visible => Ok(()),
+            Durability::Stable => self.sync_pending(sync_batch),
         }
-        let dirs = {
-            let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
-            std::mem::take(&mut *set)
-        };
-        let mut pending = dirs.into_iter();
-        while let Some(dir) = pending.next() {
-            let synced = match File::open(&dir) {
-                Ok(f) => f.sync_all(),
-                // Deleted since: its parent is dirty in its place.
-                Err(e) if is_absent(&e) => Ok(()),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = synced {
-                // Keep what is not yet durable for the next flush.
-                let mut set = self.dirty_dirs.lock().unwrap_or_else(|p| p.into_inner());
-                set.insert(dir.clone());
-                set.extend(pending);
-                return Err(io_error("fsync directory", &dir, &e));
-            }
-        }
-        Ok(())
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -938,5 +1088,191 @@ impl Store for FileStore {
             write_once: false,
             ranged_reads: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> DirFiles {
+        DirFiles::Named(names.iter().map(OsString::from).collect())
+    }
+
+    fn key(s: &str) -> Key {
+        Key::new(s).unwrap()
+    }
+
+    #[test]
+    fn pending_deduplicates_paths_and_names() {
+        let mut p = Pending::default();
+        let d = Path::new("/ds/v");
+        p.dir_changed(d);
+        p.dir_changed(d);
+        assert_eq!(p.counts(), (1, 0));
+        p.file_written(d, OsStr::new("0"));
+        p.file_written(d, OsStr::new("1"));
+        p.file_written(d, OsStr::new("0"));
+        p.dir_changed(d);
+        p.file_written(Path::new("/ds"), OsStr::new(".zgroup"));
+        assert_eq!(p.counts(), (2, 3));
+        assert_eq!(p.files_of(d), Some(&named(&["0", "1"])));
+        let mut batches = p.take();
+        batches.sort_by(|a, b| a.dir.cmp(&b.dir));
+        assert_eq!(
+            batches,
+            [
+                Batch {
+                    dir: PathBuf::from("/ds"),
+                    files: named(&[".zgroup"])
+                },
+                Batch {
+                    dir: PathBuf::from("/ds/v"),
+                    files: named(&["0", "1"])
+                },
+            ]
+        );
+        assert_eq!(p.counts(), (0, 0));
+        assert!(p.take().is_empty());
+    }
+
+    #[test]
+    fn pending_is_bounded() {
+        let mut p = Pending::default();
+        let (a, b) = (Path::new("/ds/a"), Path::new("/ds/b"));
+        p.file_written(b, OsStr::new("first"));
+        for i in 0..MAX_PENDING_NAMES - 1 {
+            p.file_written(a, OsStr::new(&i.to_string()));
+        }
+        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        // A name already held costs nothing, even when full.
+        p.file_written(a, OsStr::new("0"));
+        p.file_written(b, OsStr::new("first"));
+        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        // One more: its directory is synced whole, and its names are freed.
+        p.file_written(b, OsStr::new("second"));
+        assert_eq!(p.files_of(b), Some(&DirFiles::All));
+        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES - 1));
+        p.file_written(b, OsStr::new("third"));
+        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES - 1));
+        p.file_written(a, OsStr::new("new"));
+        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        p.file_written(a, OsStr::new("newer"));
+        assert_eq!(p.files_of(a), Some(&DirFiles::All));
+        assert_eq!(p.counts(), (2, 0));
+    }
+
+    #[test]
+    fn restore_merges_with_what_came_since() {
+        let mut p = Pending::default();
+        let d = Path::new("/ds/v");
+        p.file_written(d, OsStr::new("0"));
+        let batches = p.take();
+        p.file_written(d, OsStr::new("1"));
+        p.file_written(d, OsStr::new("0"));
+        for b in batches {
+            p.restore(b);
+        }
+        assert_eq!(p.files_of(d), Some(&named(&["0", "1"])));
+        assert_eq!(p.counts(), (1, 2));
+        p.restore(Batch {
+            dir: d.to_path_buf(),
+            files: DirFiles::All,
+        });
+        assert_eq!(p.files_of(d), Some(&DirFiles::All));
+        assert_eq!(p.counts(), (1, 0));
+        p.restore(Batch {
+            dir: d.to_path_buf(),
+            files: named(&["2"]),
+        });
+        assert_eq!(p.files_of(d), Some(&DirFiles::All));
+    }
+
+    /// What a store records: the files it renamed into place and the
+    /// directories whose entries changed; a visible flush keeps it, a stable
+    /// one clears it.
+    #[test]
+    fn store_records_what_it_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds.zarr");
+        let s = FileStore::create(&root, Replace::Never).unwrap();
+        let want_new = [(root.clone(), named(&[])), (dir.path().to_path_buf(), named(&[]))];
+        for (d, f) in &want_new {
+            assert_eq!(s.pending().files_of(d), Some(f));
+        }
+        s.put(&key(".zgroup"), b"{}").unwrap();
+        s.put(&key("v/0"), b"0").unwrap();
+        s.put(&key("v/1"), b"1").unwrap();
+        s.put(&key("v/0"), b"again").unwrap();
+        assert_eq!(s.pending().files_of(&root), Some(&named(&[".zgroup"])));
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&["0", "1"])));
+        assert_eq!(s.pending().counts(), (3, 3));
+        s.flush(Durability::Visible).unwrap();
+        assert_eq!(s.pending().counts(), (3, 3));
+        s.flush(Durability::Stable).unwrap();
+        assert_eq!(s.pending().counts(), (0, 0));
+        // A delete changes its directory, and a pruned directory its parent.
+        s.delete(&key("v/0")).unwrap();
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&[])));
+        s.delete(&key("v/1")).unwrap();
+        assert!(!root.join("v").exists());
+        assert_eq!(s.pending().files_of(&root), Some(&named(&[])));
+        s.flush(Durability::Stable).unwrap();
+        // A written file deleted before the flush is no error.
+        s.put(&key("w/x/0"), b"0").unwrap();
+        assert_eq!(s.pending().counts(), (3, 1));
+        fs::remove_dir_all(root.join("w")).unwrap();
+        s.flush(Durability::Stable).unwrap();
+        assert_eq!(s.pending().counts(), (0, 0));
+    }
+
+    #[test]
+    fn a_failed_job_stays_for_the_next_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds.zarr");
+        let s = FileStore::create(&root, Replace::Never).unwrap();
+        s.put(&key("a/0"), b"0").unwrap();
+        s.put(&key("b/0"), b"0").unwrap();
+        s.flush(Durability::Stable).unwrap();
+        s.put(&key("a/1"), b"1").unwrap();
+        s.put(&key("b/1"), b"1").unwrap();
+        let bad = root.join("b");
+        let r = s.sync_pending(|b| {
+            if b.dir == bad {
+                Err(StoreError::Io)
+            } else {
+                sync_batch(b)
+            }
+        });
+        assert_eq!(r, Err(StoreError::Io));
+        assert_eq!(s.pending().counts(), (1, 1));
+        assert_eq!(s.pending().files_of(&bad), Some(&named(&["1"])));
+        s.flush(Durability::Stable).unwrap();
+        assert_eq!(s.pending().counts(), (0, 0));
+    }
+
+    #[test]
+    fn a_whole_directory_batch_syncs_its_regular_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("a"), b"a").unwrap();
+        fs::create_dir(d.join("sub")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent", d.join("link")).unwrap();
+        fs::write(d.join(format!("{TMP_PREFIX}1.2")), b"t").unwrap();
+        let all = Batch {
+            dir: d.to_path_buf(),
+            files: DirFiles::All,
+        };
+        sync_batch(&all).unwrap();
+        let gone = Batch {
+            dir: d.join("absent"),
+            files: named(&["x"]),
+        };
+        sync_batch(&gone).unwrap();
+        let names = Batch {
+            dir: d.to_path_buf(),
+            files: named(&["a", "link", "sub", "absent"]),
+        };
+        sync_batch(&names).unwrap();
     }
 }

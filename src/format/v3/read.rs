@@ -373,6 +373,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -
         meta_dirty: false,
         created: false,
         deferred_bytes: 0,
+        durable: false,
     };
     ds.groups[0].stored_key = Some(String::new());
     let mut reader = Reader {
