@@ -504,53 +504,65 @@ impl Pending {
     }
 }
 
-/// One job of a stable flush: `fdatasync` of each file of the batch, then
-/// `fsync` of its directory. A directory or file that is gone (deleted
-/// since; a link now at a file's name is not what we wrote) is skipped.
-fn sync_batch(b: &Batch) -> StoreResult<()> {
-    let dir = match open_dir_following(&b.dir) {
-        Ok(Some(fd)) => File::from(fd),
-        Ok(None) => return Ok(()),
-        Err(e) => return Err(io_error("open directory", &b.dir, &e)),
+/// How many `fdatasync`/`fsync` calls a stable flush has in flight at once
+/// (see `runtime::pool::run_waiting`).
+const SYNC_CONCURRENCY: usize = 32;
+
+/// The names of the regular files of a directory (temporary files and
+/// subdirectories left out); an absent directory has none.
+fn regular_names(dir: &Path) -> StoreResult<Vec<OsString>> {
+    let fd = match open_dir_following(dir) {
+        Ok(Some(fd)) => fd,
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) => return Err(io_error("open directory", dir, &e)),
     };
-    match &b.files {
-        DirFiles::Named(names) => {
-            for name in names {
-                sync_file_at(&dir, name).map_err(|e| io_error("fdatasync", &b.dir.join(name), &e))?;
-            }
-        }
-        DirFiles::All => {
-            let entries =
-                rustix::fs::Dir::read_from(&dir).map_err(|e| io_error("read directory", &b.dir, &e.into()))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| io_error("read directory", &b.dir, &e.into()))?;
-                let name = OsStr::from_bytes(entry.file_name().to_bytes());
-                let skip = name == "." || name == ".." || name.to_str().is_some_and(is_tmp_name);
-                if skip || entry.file_type() == rustix::fs::FileType::Directory {
-                    continue;
-                }
-                sync_file_at(&dir, name).map_err(|e| io_error("fdatasync", &b.dir.join(name), &e))?;
-            }
+    let entries = rustix::fs::Dir::read_from(&fd).map_err(|e| io_error("read directory", dir, &e.into()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("read directory", dir, &e.into()))?;
+        let name = OsStr::from_bytes(entry.file_name().to_bytes());
+        let skip = name == "." || name == ".." || name.to_str().is_some_and(is_tmp_name);
+        if !skip && entry.file_type() != rustix::fs::FileType::Directory {
+            names.push(name.to_os_string());
         }
     }
-    dir.sync_all().map_err(|e| io_error("fsync directory", &b.dir, &e))
+    Ok(names)
 }
 
-/// `fdatasync` the regular file `name` of `dir`; absent, a link or not a
-/// regular file is nothing to sync.
-fn sync_file_at(dir: &File, name: &OsStr) -> io::Result<()> {
+/// `fdatasync` the regular file at `path`. Absent (deleted since), a link
+/// (not what we wrote) or not a regular file is nothing to sync.
+fn sync_file(path: &Path) -> StoreResult<()> {
     use rustix::fs::{Mode, OFlags};
     use rustix::io::Errno;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let file = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+    let file = match rustix::fs::openat(rustix::fs::CWD, path, flags, Mode::empty()) {
         Ok(fd) => File::from(fd),
         Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => return Ok(()),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(io_error("open", path, &e.into())),
     };
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata().map_err(|e| io_error("fstat", path, &e))?;
+    if !meta.is_file() {
         return Ok(());
     }
-    file.sync_data()
+    file.sync_data().map_err(|e| io_error("fdatasync", path, &e))
+}
+
+/// `fsync` the directory at `path` (links followed, as everywhere in the
+/// store); absent is nothing to sync (its parent records the removal).
+fn sync_dir(path: &Path) -> StoreResult<()> {
+    match open_dir_following(path) {
+        Ok(Some(fd)) => File::from(fd)
+            .sync_all()
+            .map_err(|e| io_error("fsync directory", path, &e)),
+        Ok(None) => Ok(()),
+        Err(e) => Err(io_error("open directory", path, &e)),
+    }
+}
+
+/// The system calls of a stable flush (replaced in tests).
+struct SyncOps<F, D> {
+    file: F,
+    dir: D,
 }
 
 impl FileStore {
@@ -705,28 +717,55 @@ impl FileStore {
         self.pending().dir_changed(dir);
     }
 
-    /// Make durable what `pending` holds: one job per directory on the
-    /// worker pool, each with `sync` (the files, then the directory). The
-    /// directories whose job failed stay recorded for the next flush; the
-    /// first error is returned.
-    fn sync_pending(&self, sync: impl Fn(&Batch) -> StoreResult<()> + Sync + Send) -> StoreResult<()> {
+    /// Make durable what `pending` holds: first every recorded file
+    /// (`ops.file`), then every recorded directory whose files all succeeded
+    /// (`ops.dir`), each many at once (`SYNC_CONCURRENCY`). A directory
+    /// recorded whole is listed first. The directories where something
+    /// failed stay recorded, as they were, for the next flush; the first
+    /// error is returned.
+    fn sync_pending<F, D>(&self, ops: &SyncOps<F, D>) -> StoreResult<()>
+    where
+        F: Fn(&Path) -> StoreResult<()> + Sync,
+        D: Fn(&Path) -> StoreResult<()> + Sync,
+    {
+        use crate::runtime::pool::run_waiting;
         let batches = self.pending().take();
         if batches.is_empty() {
             return Ok(());
         }
-        let failed: Vec<(Batch, StoreError)> =
-            crate::runtime::pool::run_jobs(batches, |b| sync(&b).err().map(|e| (b, e)))
-                .into_iter()
-                .flatten()
-                .collect();
-        let Some(first) = failed.first().map(|(_, e)| *e) else {
-            return Ok(());
-        };
-        let mut pending = self.pending();
-        for (b, _) in failed {
-            pending.restore(b);
+        let mut failed: Vec<Option<StoreError>> = vec![None; batches.len()];
+        let mut file_jobs: Vec<(usize, PathBuf)> = Vec::new();
+        for (i, b) in batches.iter().enumerate() {
+            match &b.files {
+                DirFiles::Named(names) => file_jobs.extend(names.iter().map(|n| (i, b.dir.join(n)))),
+                DirFiles::All => match regular_names(&b.dir) {
+                    Ok(names) => file_jobs.extend(names.iter().map(|n| (i, b.dir.join(n)))),
+                    Err(e) => failed[i] = Some(e),
+                },
+            }
         }
-        Err(first)
+        let file_errors = run_waiting(file_jobs, SYNC_CONCURRENCY, |(i, path)| {
+            (ops.file)(&path).err().map(|e| (i, e))
+        });
+        for (i, e) in file_errors.into_iter().flatten() {
+            failed[i].get_or_insert(e);
+        }
+        let dir_jobs: Vec<usize> = (0..batches.len()).filter(|&i| failed[i].is_none()).collect();
+        let dir_errors = run_waiting(dir_jobs, SYNC_CONCURRENCY, |i| {
+            (ops.dir)(&batches[i].dir).err().map(|e| (i, e))
+        });
+        for (i, e) in dir_errors.into_iter().flatten() {
+            failed[i] = Some(e);
+        }
+        let mut first = None;
+        let mut pending = self.pending();
+        for (b, e) in batches.into_iter().zip(failed) {
+            if let Some(e) = e {
+                first.get_or_insert(e);
+                pending.restore(b);
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 
     /// Create the directories leading to `path` (below the root), one level at
@@ -1079,7 +1118,10 @@ impl Store for FileStore {
     fn flush(&self, level: Durability) -> StoreResult<()> {
         match level {
             Durability::Visible => Ok(()),
-            Durability::Stable => self.sync_pending(sync_batch),
+            Durability::Stable => self.sync_pending(&SyncOps {
+                file: sync_file,
+                dir: sync_dir,
+            }),
         }
     }
 
@@ -1226,8 +1268,62 @@ mod tests {
         assert_eq!(s.pending().counts(), (0, 0));
     }
 
+    /// Sync operations that record their paths, failing for the given ones.
+    fn recording<'a>(
+        log: &'a Mutex<Vec<(&'static str, PathBuf)>>,
+        fail: &'a [PathBuf],
+    ) -> SyncOps<impl Fn(&Path) -> StoreResult<()> + Sync + 'a, impl Fn(&Path) -> StoreResult<()> + Sync + 'a> {
+        let op = move |what: &'static str, p: &Path| {
+            log.lock().unwrap().push((what, p.to_path_buf()));
+            if fail.iter().any(|f| f == p) {
+                Err(StoreError::Io)
+            } else {
+                Ok(())
+            }
+        };
+        SyncOps {
+            file: move |p: &Path| op("file", p),
+            dir: move |p: &Path| op("dir", p),
+        }
+    }
+
+    fn sorted(log: &Mutex<Vec<(&'static str, PathBuf)>>) -> Vec<(&'static str, PathBuf)> {
+        let mut v = std::mem::take(&mut *log.lock().unwrap());
+        v.sort();
+        v
+    }
+
     #[test]
-    fn a_failed_job_stays_for_the_next_flush() {
+    fn a_stable_flush_syncs_each_file_then_each_directory_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds.zarr");
+        let s = FileStore::create(&root, Replace::Never).unwrap();
+        for k in ["v/0", "v/1", "v/0", ".zgroup"] {
+            s.put(&key(k), b"x").unwrap();
+        }
+        let log = Mutex::new(Vec::new());
+        s.sync_pending(&recording(&log, &[])).unwrap();
+        let calls = log.lock().unwrap().clone();
+        // Every file before any directory.
+        let first_dir = calls.iter().position(|(w, _)| *w == "dir").unwrap();
+        assert!(calls[first_dir..].iter().all(|(w, _)| *w == "dir"), "{calls:?}");
+        assert_eq!(
+            sorted(&log),
+            [
+                ("dir", dir.path().to_path_buf()),
+                ("dir", root.clone()),
+                ("dir", root.join("v")),
+                ("file", root.join(".zgroup")),
+                ("file", root.join("v/0")),
+                ("file", root.join("v/1")),
+            ]
+        );
+        s.sync_pending(&recording(&log, &[])).unwrap();
+        assert_eq!(sorted(&log), []);
+    }
+
+    #[test]
+    fn a_failed_directory_stays_for_the_next_flush() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("ds.zarr");
         let s = FileStore::create(&root, Replace::Never).unwrap();
@@ -1236,43 +1332,67 @@ mod tests {
         s.flush(Durability::Stable).unwrap();
         s.put(&key("a/1"), b"1").unwrap();
         s.put(&key("b/1"), b"1").unwrap();
-        let bad = root.join("b");
-        let r = s.sync_pending(|b| {
-            if b.dir == bad {
-                Err(StoreError::Io)
-            } else {
-                sync_batch(b)
-            }
-        });
+        s.put(&key("c/1"), b"1").unwrap();
+        let log = Mutex::new(Vec::new());
+        // A file fails: its directory is not synced, and both stay.
+        let r = s.sync_pending(&recording(&log, &[root.join("b/1")]));
         assert_eq!(r, Err(StoreError::Io));
+        assert!(!sorted(&log).contains(&("dir", root.join("b"))));
         assert_eq!(s.pending().counts(), (1, 1));
-        assert_eq!(s.pending().files_of(&bad), Some(&named(&["1"])));
+        assert_eq!(s.pending().files_of(&root.join("b")), Some(&named(&["1"])));
+        // The directory fails: it stays with its files.
+        s.put(&key("b/2"), b"2").unwrap();
+        let r = s.sync_pending(&recording(&log, &[root.join("b")]));
+        assert_eq!(r, Err(StoreError::Io));
+        assert_eq!(
+            sorted(&log),
+            [
+                ("dir", root.join("b")),
+                ("file", root.join("b/1")),
+                ("file", root.join("b/2")),
+            ]
+        );
+        assert_eq!(s.pending().files_of(&root.join("b")), Some(&named(&["1", "2"])));
         s.flush(Durability::Stable).unwrap();
         assert_eq!(s.pending().counts(), (0, 0));
     }
 
     #[test]
-    fn a_whole_directory_batch_syncs_its_regular_files() {
+    fn a_directory_recorded_whole_syncs_its_regular_files() {
         let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        fs::write(d.join("a"), b"a").unwrap();
-        fs::create_dir(d.join("sub")).unwrap();
-        std::os::unix::fs::symlink("/nonexistent", d.join("link")).unwrap();
-        fs::write(d.join(format!("{TMP_PREFIX}1.2")), b"t").unwrap();
-        let all = Batch {
-            dir: d.to_path_buf(),
+        let root = dir.path().join("ds.zarr");
+        let s = FileStore::create(&root, Replace::Never).unwrap();
+        s.put(&key("v/a"), b"a").unwrap();
+        s.put(&key("v/sub/b"), b"b").unwrap();
+        let v = root.join("v");
+        std::os::unix::fs::symlink("/nonexistent", v.join("link")).unwrap();
+        fs::write(v.join(format!("{TMP_PREFIX}1.2")), b"t").unwrap();
+        s.sync_pending(&recording(&Mutex::new(Vec::new()), &[])).unwrap();
+        s.pending().restore(Batch {
+            dir: v.clone(),
             files: DirFiles::All,
-        };
-        sync_batch(&all).unwrap();
-        let gone = Batch {
-            dir: d.join("absent"),
-            files: named(&["x"]),
-        };
-        sync_batch(&gone).unwrap();
-        let names = Batch {
-            dir: d.to_path_buf(),
-            files: named(&["a", "link", "sub", "absent"]),
-        };
-        sync_batch(&names).unwrap();
+        });
+        let log = Mutex::new(Vec::new());
+        s.sync_pending(&recording(&log, &[])).unwrap();
+        // The link is listed (sync_file skips it), the directory and the
+        // temporary file are not.
+        assert_eq!(
+            sorted(&log),
+            [("dir", v.clone()), ("file", v.join("a")), ("file", v.join("link"))]
+        );
+        // The real operations on the same: the dangling link, a directory
+        // and a missing file are nothing to sync.
+        for p in [
+            v.join("a"),
+            v.join("link"),
+            v.join("sub"),
+            v.join("absent"),
+            root.join("no/such"),
+        ] {
+            sync_file(&p).unwrap();
+        }
+        sync_dir(&v).unwrap();
+        sync_dir(&root.join("absent")).unwrap();
+        assert_eq!(regular_names(&root.join("absent")).unwrap(), Vec::<OsString>::new());
     }
 }
