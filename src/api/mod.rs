@@ -142,9 +142,10 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         deferred_bytes: 0,
         durable: durable(&loc),
     };
-    // The root group exists on storage from the start.
+    // The root group exists on storage from the start (on the disk too at
+    // the nc_enddef of durable mode, which syncs it with everything else).
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;
-    ds.store.flush(close_level(&ds))?;
+    ds.store.flush(Durability::Visible)?;
     handles::insert(ds)
 }
 
