@@ -37,13 +37,14 @@ BUILD_PACKAGES=(gcc make pkg-config libisal-dev libaec-dev clang-16 netcdf-bin)
 # What the tests need beyond that: Debian's ncgen/nccopy and the reference
 # netcdf-c 4.9.0 (netcdf-bin, libnetcdf19, libnetcdf-dev's headers), CMake
 # and g++ (CTest, header checks), valgrind, gfortran and netcdf-fortran,
-# Debian's python3-netcdf4, HDF5 filter plugins, and Ceph's radosgw (its
-# package list comes from scripts/s3-server.sh).
+# Debian's python3-netcdf4, HDF5 filter plugins, strace (tests/durability.rs
+# counts the library's fsync calls with it), and Ceph's radosgw (its package
+# list comes from scripts/s3-server.sh).
 TEST_PACKAGES=(
     cmake g++ binutils
     libnetcdf-dev libnetcdf19
     python3 python3-venv perl
-    valgrind
+    valgrind strace
     gfortran libnetcdff-dev python3-netcdf4 hdf5-filter-plugin
 )
 # The versions that wrote testdata/fixtures (see its README.md).

@@ -11,7 +11,7 @@ use netcdf::format::markers::{is_marker, replace_rule};
 use netcdf::storage::file::FileStore;
 use netcdf::storage::memory::MemoryStore;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use netcdf::storage::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
 
 mod common;
 
@@ -289,16 +289,26 @@ mod conformance {
         assert!(s.read_parts(&k("rp/0.0"), 10_000, &mut none).unwrap());
     }
 
+    /// Both levels, in every order, with objects deleted in between (a
+    /// stable flush of what is gone is no error).
     pub fn flush(s: &dyn Store) {
-        s.flush().unwrap();
+        s.flush(Durability::Visible).unwrap();
+        s.flush(Durability::Stable).unwrap();
         s.put(&k("f/1"), b"1").unwrap();
         s.put(&k("f/2/3"), b"1").unwrap();
-        s.flush().unwrap();
+        s.flush(Durability::Visible).unwrap();
+        assert_eq!(s.get(&k("f/2/3"), 10).unwrap().as_deref(), Some(&b"1"[..]));
+        s.flush(Durability::Stable).unwrap();
         s.delete(&k("f/2")).unwrap();
         s.put(&k("f/4"), b"4").unwrap();
+        s.flush(Durability::Visible).unwrap();
         s.delete(&k("f")).unwrap();
-        s.flush().unwrap();
-        s.flush().unwrap();
+        s.flush(Durability::Stable).unwrap();
+        s.flush(Durability::Stable).unwrap();
+        assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
+        s.put(&k("g/1"), b"1").unwrap();
+        s.delete(&k("g/1")).unwrap();
+        s.flush(Durability::Stable).unwrap();
         assert_eq!(s.list(&Key::root()).unwrap(), Vec::<String>::new());
     }
 }
@@ -351,7 +361,7 @@ fn zip_reopened_store() -> (Box<dyn Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ds.zip");
     let store = ZipStore::create(&path, Replace::Never).unwrap();
-    store.flush().unwrap();
+    store.flush(Durability::Visible).unwrap();
     let store = RwLock::new(ZipStore::open(&path, true, &is_marker).unwrap());
     (Box::new(ReopenedZip { path, store }), dir)
 }
@@ -369,7 +379,7 @@ impl ReopenedZip {
     fn change(&self, f: impl FnOnce(&ZipStore) -> StoreResult<()>) -> StoreResult<()> {
         let mut guard = self.store.write().unwrap();
         let r = f(&guard);
-        guard.flush().unwrap();
+        guard.flush(Durability::Visible).unwrap();
         *guard = ZipStore::open(&self.path, true, &is_marker).unwrap();
         r
     }
@@ -394,8 +404,8 @@ impl Store for ReopenedZip {
     fn list(&self, prefix: &Key) -> StoreResult<Vec<String>> {
         self.store.read().unwrap().list(prefix)
     }
-    fn flush(&self) -> StoreResult<()> {
-        self.store.read().unwrap().flush()
+    fn flush(&self, level: Durability) -> StoreResult<()> {
+        self.store.read().unwrap().flush(level)
     }
     fn capabilities(&self) -> Capabilities {
         self.store.read().unwrap().capabilities()
@@ -674,7 +684,7 @@ fn file_create_replaces_old_dataset() {
         old.put(&k(".zgroup"), b"{}").unwrap();
         old.put(&k("v/.zarray"), b"{}").unwrap();
         old.put(&k("v/0"), b"chunk").unwrap();
-        old.flush().unwrap();
+        old.flush(Durability::Visible).unwrap();
     }
     std::os::unix::fs::symlink(&outside, root.join("v/link")).unwrap();
     // (Entries of the root are removed in parallel: a link there too.)
@@ -784,11 +794,11 @@ fn file_open() {
     assert_eq!(ro.put(&k(".zgroup"), b"x"), Err(StoreError::ReadOnly));
     assert_eq!(ro.delete(&k(".zgroup")), Err(StoreError::ReadOnly));
     assert_eq!(ro.get(&k(".zgroup"), 10).unwrap().as_deref(), Some(&b"{}"[..]));
-    ro.flush().unwrap();
+    ro.flush(Durability::Visible).unwrap();
 
     let rw = FileStore::open(&root, true).unwrap();
     rw.put(&k("v/.zarray"), b"{}").unwrap();
-    rw.flush().unwrap();
+    rw.flush(Durability::Visible).unwrap();
     assert_eq!(ro.list(&Key::root()).unwrap(), vec![".zgroup", "v"]);
 
     // Opening through a link to the dataset works.
@@ -809,7 +819,7 @@ fn file_store_survives_a_vanished_root() {
     assert_eq!(store.list(&Key::root()).unwrap(), Vec::<String>::new());
     assert!(store.put(&k("b/c"), b"1").is_err());
     store.delete(&k("a")).unwrap();
-    store.flush().unwrap();
+    store.flush(Durability::Visible).unwrap();
 }
 
 #[test]

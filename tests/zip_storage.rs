@@ -21,7 +21,7 @@ use std::time::Duration;
 use netcdf::ffi::*;
 use netcdf::format::markers::is_marker;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Key, Replace, Store, StoreError};
+use netcdf::storage::{Durability, Key, Replace, Store, StoreError};
 
 const NC_EINTERNAL: c_int = -92;
 const NC_ENCZARR: c_int = -137;
@@ -326,12 +326,12 @@ fn updates_keep_layout_and_foreign_entries() {
     let big = vec![3u8; 300_000];
     for _ in 0..12 {
         s.put(&Key::new("v/junk").unwrap(), &big).unwrap();
-        s.flush().unwrap();
+        s.flush(Durability::Visible).unwrap();
     }
     s.delete(&Key::new("v/junk").unwrap()).unwrap();
-    s.flush().unwrap();
+    s.flush(Durability::Visible).unwrap();
     s.put(&Key::new("v/other").unwrap(), b"x").unwrap();
-    s.flush().unwrap();
+    s.flush(Durability::Visible).unwrap();
     drop(s);
     assert!(
         fs::metadata(&p).unwrap().len() < 1_500_000,
@@ -500,7 +500,7 @@ fn many_entries_use_zip64() {
     for i in 0..70_000u32 {
         s.put(&Key::new(&format!("v/{i}")).unwrap(), &i.to_le_bytes()).unwrap();
     }
-    s.flush().unwrap();
+    s.flush(Durability::Visible).unwrap();
     drop(s);
     let s = ZipStore::open(&p, false, &is_marker).unwrap();
     assert_eq!(s.list(&Key::new("v").unwrap()).unwrap().len(), 70_000);
@@ -646,7 +646,7 @@ fn noclobber_race_keeps_the_newcomer() {
     let s = ZipStore::create(&p, Replace::Never).unwrap();
     s.put(&Key::new(".zgroup").unwrap(), b"{}").unwrap();
     fs::write(&p, b"someone else's archive").unwrap();
-    assert_eq!(s.flush(), Err(StoreError::AlreadyExists));
+    assert_eq!(s.flush(Durability::Visible), Err(StoreError::AlreadyExists));
     assert_eq!(fs::read(&p).unwrap(), b"someone else's archive");
     drop(s);
     assert_eq!(tmp_leftovers(d.path()), Vec::<String>::new());

@@ -18,9 +18,9 @@ use crate::error::{NcError, NcResult};
 use crate::format::{markers, read, write};
 use crate::model::types::{NC_GLOBAL, NcType};
 use crate::model::{Att, AttValue, Dataset, Flavor, Group};
-use crate::storage::Store;
 use crate::storage::file::FileStore;
 use crate::storage::zip::ZipStore;
+use crate::storage::{Durability, Store};
 use url::{Location, StoreKind, Target};
 
 pub const NC_WRITE: i32 = 0x0001;
@@ -141,10 +141,12 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         created: true,
         deferred_bytes: 0,
         aggregation: None,
+        durable: durable(&loc),
     };
-    // The root group exists on storage from the start.
+    // The root group exists on storage from the start (on the disk too at
+    // the nc_enddef of durable mode, which syncs it with everything else).
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;
-    ds.store.flush()?;
+    ds.store.flush(Durability::Visible)?;
     handles::insert(ds)
 }
 
@@ -173,6 +175,7 @@ pub fn open_view(path: &str, mode: i32, ancestors: &[String]) -> NcResult<Datase
         pure_zarr: loc.zarr,
     };
     let mut ds = read::open(store, path, opts)?;
+    ds.durable = durable(&loc);
     if !writable && !loc.aggregation_raw && !crate::aggregate::raw_by_env() {
         let master = crate::aggregate::MasterAt {
             uri: path.to_string(),
@@ -183,22 +186,46 @@ pub fn open_view(path: &str, mode: i32, ancestors: &[String]) -> NcResult<Datase
     Ok(ds)
 }
 
-/// Write everything pending: chunks, then metadata, then make it durable.
-pub fn sync_all(ds: &mut Dataset) -> NcResult<()> {
+/// Whether nc_enddef and nc_close of the dataset at `loc` make what was
+/// written durable on the disk: the URL's mode key `durable` (`durable=no`
+/// turns it off), else `NCZARR_DURABLE`, else no (netcdf-c never syncs).
+fn durable(loc: &Location) -> bool {
+    loc.durable.unwrap_or_else(url::env_durable)
+}
+
+/// How far nc_enddef and nc_close flush the store: complete and visible to
+/// every reader (consistent after a kill), and also on the disk in durable
+/// mode. nc_sync always goes to the disk.
+fn close_level(ds: &Dataset) -> Durability {
+    if ds.durable {
+        Durability::Stable
+    } else {
+        Durability::Visible
+    }
+}
+
+/// Write everything pending: chunks, then metadata, then flush the store to
+/// `level`.
+pub fn sync_all(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     if !ds.writable {
         return Ok(());
     }
     crate::engine::flush_chunks(ds)?;
     write::sync_metadata(ds, &crate::engine::put_all)?;
-    Ok(ds.store.flush()?)
+    Ok(ds.store.flush(level)?)
 }
 
 /// nc_enddef (also entered implicitly by data access).
 pub fn enddef(ds: &mut Dataset) -> NcResult<()> {
+    let level = close_level(ds);
+    end_define(ds, level)
+}
+
+fn end_define(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     if !ds.define_mode {
         return Err(NcError::NotInDefine);
     }
-    sync_all(ds)?;
+    sync_all(ds, level)?;
     ds.define_mode = false;
     Ok(())
 }
@@ -225,11 +252,14 @@ pub fn redef(ds: &mut Dataset) -> NcResult<()> {
 }
 
 /// nc_sync: in define mode it ends define mode first, as netCDF-4 does.
+/// It keeps netcdf-c's documented meaning, "flush to disk": what the
+/// dataset wrote since its last durable flush is made durable, whatever the
+/// mode.
 pub fn sync(ds: &mut Dataset) -> NcResult<()> {
     if ds.define_mode {
-        return enddef(ds);
+        return end_define(ds, Durability::Stable);
     }
-    sync_all(ds)
+    sync_all(ds, Durability::Stable)
 }
 
 /// nc_close.
@@ -238,7 +268,8 @@ pub fn close(ncid: i32) -> NcResult<()> {
     let (shared, _) = handles::get(ncid)?;
     let result = {
         let mut ds = shared.lock().map_err(|_| NcError::Internal)?;
-        let r = sync_all(&mut ds);
+        let level = close_level(&ds);
+        let r = sync_all(&mut ds, level);
         ds.define_mode = false;
         r
     };

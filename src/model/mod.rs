@@ -365,6 +365,9 @@ pub struct Dataset {
     /// The aggregation encodings this view expanded (the virtual global
     /// attribute `_Aggregation`); None when nothing was expanded.
     pub aggregation: Option<String>,
+    /// nc_enddef and nc_close make what was written durable on the disk, as
+    /// nc_sync always does (the mode key `durable`, `NCZARR_DURABLE`).
+    pub durable: bool,
 }
 
 /// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most

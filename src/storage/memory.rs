@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::{Capabilities, Key, Store, StoreError, StoreResult};
+use super::{Capabilities, Durability, Key, Store, StoreError, StoreResult};
 use crate::log::Level;
 
 /// A dataset held in memory; nothing is ever durable.
@@ -208,7 +208,8 @@ impl Store for MemoryStore {
         Ok(names)
     }
 
-    fn flush(&self) -> StoreResult<()> {
+    /// Nothing to do at any level: the objects live in memory only.
+    fn flush(&self, _level: Durability) -> StoreResult<()> {
         Ok(())
     }
 

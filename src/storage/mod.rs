@@ -184,6 +184,20 @@ impl Replace<'_> {
     }
 }
 
+/// How far [`Store::flush`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Complete and visible: every object written is in place (each write is
+    /// already atomic; a backend that collects writes, such as a zip
+    /// archive, writes them out), so a process killed afterwards loses
+    /// nothing that a reader saw. Nothing is forced to the disk.
+    Visible,
+    /// Also on stable storage: the objects this store wrote since its last
+    /// stable flush, and the directory entries that name them, survive an
+    /// operating-system crash or a power loss.
+    Stable,
+}
+
 /// What a backend can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -289,8 +303,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         objs.iter().map(|(k, b)| self.put(k, b)).collect()
     }
 
-    /// Make everything written so far durable (survives a kill -9 and a crash).
-    fn flush(&self) -> StoreResult<()>;
+    /// Finish what was written so far, to `level`: at `Durability::Visible`
+    /// it is complete and in place for every reader (an archive is written),
+    /// and a process killed afterwards leaves it so; at `Durability::Stable`
+    /// what this store wrote since its last stable flush is also on stable
+    /// storage, safe from an operating-system crash or a power loss. A
+    /// failed flush keeps what it did not finish for the next one.
+    fn flush(&self, level: Durability) -> StoreResult<()>;
 
     fn capabilities(&self) -> Capabilities;
 

@@ -58,7 +58,7 @@ use object_store::{
 };
 use tokio::sync::Semaphore;
 
-use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 pub use config::{Environment, S3Config};
 
@@ -764,8 +764,8 @@ impl Store for S3Store {
         block_on(self.list_async(prefix))?
     }
 
-    /// A PUT that returned is durable: nothing to do.
-    fn flush(&self) -> StoreResult<()> {
+    /// A PUT that returned is durable: nothing to do, at either level.
+    fn flush(&self, _level: Durability) -> StoreResult<()> {
         Ok(())
     }
 

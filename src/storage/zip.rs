@@ -26,11 +26,14 @@
 //! `.<name>.nczarr-tmp.<pid>.<n>` in the same directory) that begins with a
 //! byte copy of the old archive's entries (an in-kernel copy on Linux), so
 //! every old entry keeps its offset; new and replaced objects are appended to
-//! it. `flush` (nc_enddef, nc_sync, nc_close) writes the new central directory,
-//! syncs the new file and renames it over the archive, then syncs the
-//! directory. So:
-//! - after nc_sync/nc_close returns, what was written survives a kill -9 or a
-//!   power loss;
+//! it. `flush` (nc_enddef, nc_sync, nc_close) writes the new central directory
+//! and renames the new file over the archive; a `Durability::Stable` flush
+//! (nc_sync always, nc_enddef and nc_close in durable mode) also syncs the
+//! new file before the rename and the directory after it, or, when nothing
+//! changed since a flush that did not sync, that archive and its directory.
+//! So:
+//! - after any flush, what was written survives a kill -9; after a stable
+//!   one, an operating-system crash or a power loss too;
 //! - a killed process or a failed write leaves the archive as of the last
 //!   flush (the stray temporary file of a killed process is the only trace,
 //!   removed by the next writable open once that process is gone);
@@ -77,7 +80,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 
 /// Deflate cannot expand more than about 1032:1; a larger declared ratio is a lie.
@@ -173,6 +176,9 @@ struct Inner {
     /// Permission bits for the new archive: the old archive's, or None for
     /// a created one (0666 less the umask, as libzip gives netcdf-c).
     perm: Option<u32>,
+    /// The archive in place was renamed there by a `Durability::Visible`
+    /// flush: the next stable flush syncs it and its directory.
+    unsynced: bool,
 }
 
 /// A dataset stored in a zip archive.
@@ -652,6 +658,7 @@ impl ZipStore {
                 pending_create: None,
                 dead,
                 perm: Some(perm),
+                unsynced: false,
             }),
         })
     }
@@ -699,6 +706,7 @@ impl ZipStore {
                 pending_create: Some(noclobber),
                 dead: 0,
                 perm: None,
+                unsynced: false,
             }),
         };
         // The folder's directory entry first, as netcdf-c writes it.
@@ -930,6 +938,20 @@ impl ZipStore {
         Some((name, e, inner.file.clone()?))
     }
 
+    /// fsync the directory that holds the archive (its new name); a
+    /// directory that cannot be opened is skipped, as it cannot be synced
+    /// either.
+    fn sync_dir(&self) -> StoreResult<()> {
+        let dir = match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if let Ok(d) = File::open(dir) {
+            d.sync_all().map_err(|e| io_error("fsync directory", dir, &e))?;
+        }
+        Ok(())
+    }
+
     /// Remove the update in progress (its file), keeping the archive as it was.
     fn discard_session(inner: &mut Inner) {
         if let Some(s) = inner.session.take() {
@@ -1155,9 +1177,18 @@ impl Store for ZipStore {
         Ok(names.into_iter().collect())
     }
 
-    fn flush(&self) -> StoreResult<()> {
+    fn flush(&self, level: Durability) -> StoreResult<()> {
         let mut inner = lock(&self.inner);
+        let stable = level == Durability::Stable;
         let Some(session) = inner.session.as_ref() else {
+            // Nothing new; a stable flush still owes the disk an archive
+            // that an earlier flush renamed into place without syncing.
+            if stable && inner.unsynced {
+                let file = inner.file.clone().ok_or(StoreError::Internal)?;
+                file.sync_data().map_err(|e| io_error("fdatasync", &self.path, &e))?;
+                self.sync_dir()?;
+                inner.unsynced = false;
+            }
             return Ok(());
         };
         let cd = central_directory(&inner.entries, session.end);
@@ -1171,7 +1202,7 @@ impl Store for ZipStore {
                 Some(mode) => file.set_permissions(fs::Permissions::from_mode(mode & 0o777)),
                 None => Ok(()),
             })
-            .and_then(|()| file.sync_all())
+            .and_then(|()| if stable { file.sync_data() } else { Ok(()) })
             .map_err(|e| io_error("write", &tmp, &e))?;
         let renamed = match inner.pending_create {
             Some(true) => rename_noreplace(&tmp, &self.path),
@@ -1180,16 +1211,14 @@ impl Store for ZipStore {
         if let Err(e) = renamed {
             return Err(io_error("rename into", &self.path, &e));
         }
-        let dir = match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
         // The new archive is in place: the update is over whatever follows.
         inner.data_end = at;
         inner.session = None;
         inner.pending_create = None;
-        if let Ok(d) = File::open(dir) {
-            d.sync_all().map_err(|e| io_error("fsync directory", dir, &e))?;
+        inner.unsynced = true;
+        if stable {
+            self.sync_dir()?;
+            inner.unsynced = false;
         }
         Ok(())
     }
@@ -1207,6 +1236,7 @@ impl Store for ZipStore {
         ZipStore::discard_session(&mut inner);
         inner.entries.clear();
         inner.file = None;
+        inner.unsynced = false;
         if inner.pending_create.is_none() {
             match fs::remove_file(&self.path) {
                 Ok(()) => {}

@@ -100,6 +100,10 @@ pub struct Location {
     /// The stored view of aggregation variables (mode key `aggregation=raw`;
     /// `aggregation=expanded`, the default, undoes it).
     pub aggregation_raw: bool,
+    /// Whether nc_enddef and nc_close flush to the disk: mode key `durable`
+    /// (or `durable=1|true|yes`) Some(true), `durable=0|false|no`
+    /// Some(false); None without the key (then `NCZARR_DURABLE` decides).
+    pub durable: Option<bool>,
 }
 
 impl Location {
@@ -131,7 +135,7 @@ const FORMAT_MODES: [&str; 19] = [
 /// Mode values a Zarr dataset may use; a mode list holding one of them (or
 /// a word one edit away from one) is ours to check. `s3`/`gs3` are not among
 /// them: netcdf-c reads HDF5 files over S3 with `mode=bytes,s3`.
-const ZARR_MODES: [&str; 11] = [
+const ZARR_MODES: [&str; 12] = [
     "nczarr",
     "zarr",
     "xarray",
@@ -143,6 +147,7 @@ const ZARR_MODES: [&str; 11] = [
     "v3",
     "shards",
     "aggregation",
+    "durable",
 ];
 
 /// Every mode value known (netcdf-c's and this library's): the Zarr ones,
@@ -290,6 +295,32 @@ fn looks_like_url(s: &str) -> bool {
 /// `NCZARR_CONSOLIDATED` is `true`/`yes` (any case) or starts with a number > 0.
 fn env_consolidated() -> bool {
     std::env::var("NCZARR_CONSOLIDATED").is_ok_and(|v| env_flag(&v))
+}
+
+/// `NCZARR_DURABLE`: whether nc_enddef and nc_close flush to the disk when
+/// the URL does not say (`1`/`true`/`yes` on, `0`/`false`/`no` or unset off;
+/// anything else is off, with a log line).
+pub fn env_durable() -> bool {
+    let Ok(v) = std::env::var("NCZARR_DURABLE") else {
+        return false;
+    };
+    on_off(&v).unwrap_or_else(|| {
+        crate::nclog!(
+            crate::log::Level::Warn,
+            "NCZARR_DURABLE={v:?} is none of 1, true, yes, 0, false, no; not durable"
+        );
+        false
+    })
+}
+
+/// A switch's value: `1`/`true`/`yes` (or empty, the bare key) on,
+/// `0`/`false`/`no` off, in any case; None for anything else.
+fn on_off(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "yes" => Some(true),
+        "0" | "false" | "no" => Some(false),
+        _ => None,
+    }
 }
 
 fn env_flag(v: &str) -> bool {
@@ -547,6 +578,20 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
             return Err(NcError::Url);
         }
     };
+    // `durable` in the mode list, with an optional value (the last wins).
+    let durable = match modes.iter().rev().find(|m| mode_key(m) == "durable") {
+        None => None,
+        Some(m) => {
+            let v = m.split_once('=').map_or("", |(_, v)| v);
+            Some(on_off(v).ok_or_else(|| {
+                crate::nclog!(
+                    crate::log::Level::Error,
+                    "{original}: bad durable={v:?} (1, true, yes, 0, false or no)"
+                );
+                NcError::Url
+            })?)
+        }
+    };
     Ok(Target::Zarr(Location {
         original: original.to_string(),
         kind,
@@ -560,6 +605,7 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         zarr_format,
         shard_target,
         aggregation_raw,
+        durable,
     }))
 }
 
@@ -673,6 +719,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         zarr_format: None,
         shard_target: None,
         aggregation_raw: false,
+        durable: None,
     }))
 }
 
@@ -912,6 +959,35 @@ mod tests {
     }
 
     #[test]
+    fn durable_key() {
+        let d = |m: &str| zarr(&format!("file:///x.zarr#mode={m}")).durable;
+        assert_eq!(d("nczarr,file"), None);
+        assert_eq!(d("nczarr,file,durable"), Some(true));
+        assert_eq!(d("durable,zarr,file"), Some(true));
+        assert_eq!(d("nczarr,zip,DURABLE"), Some(true));
+        for on in ["1", "true", "yes", "Yes"] {
+            assert_eq!(d(&format!("nczarr,file,durable={on}")), Some(true), "{on}");
+        }
+        for off in ["0", "false", "no", "NO"] {
+            assert_eq!(d(&format!("nczarr,file,durable={off}")), Some(false), "{off}");
+        }
+        // The last one wins.
+        assert_eq!(d("nczarr,file,durable=no,durable"), Some(true));
+        assert_eq!(d("nczarr,file,durable,durable=0"), Some(false));
+        assert_eq!(zarr("s3://b/k#mode=nczarr,s3,durable").durable, Some(true));
+        assert_eq!(zarr("out.zarr#mode=nczarr,file,durable").durable, Some(true));
+        for bad in ["durable=2", "durable=on", "durable=maybe"] {
+            assert_eq!(
+                classify_with(&format!("file:///x.zarr#mode=nczarr,file,{bad}"), true, false),
+                Err(NcError::Url),
+                "{bad}"
+            );
+        }
+        assert_eq!(on_off(" yes "), Some(true));
+        assert_eq!(on_off("off"), None);
+    }
+
+    #[test]
     fn file_url_nczarr() {
         let l = zarr("file:///x/data.zarr#mode=nczarr,file");
         assert_eq!(l.original, "file:///x/data.zarr#mode=nczarr,file");
@@ -923,6 +999,7 @@ mod tests {
         assert!(!l.zarr);
         assert!(l.xarray_dims);
         assert!(!l.consolidated);
+        assert_eq!(l.durable, None);
     }
 
     #[test]
@@ -1079,6 +1156,8 @@ mod tests {
             ("file:///x/d.zarr#mode=nczarr,file,bogus", "bytes"),
             ("file:///x/d.zarr#mode=nczar", "nczarr"),
             ("s3://b/k#mode=nczarr,s3,v4", "v2"),
+            ("file:///x/d.zarr#mode=nczarr,file,durabel", "durable"),
+            ("file:///x/d.zarr#mode=nczarr,file,durible=1", "durable"),
         ] {
             assert_eq!(classify_with(p, false, false), Err(NcError::Url), "{p}");
             let modes = match Uri::parse(p) {
@@ -1097,6 +1176,8 @@ mod tests {
             "file:///x/d.zarr#mode=noxarray,file",
             "file:///x/d.zarr#mode=xarray,file",
             "file:///x/d.zarr#mode=nczarr,file,aggregation=expanded",
+            "file:///x/d.zarr#mode=nczarr,file,durable",
+            "file:///x/d.zip#mode=nczarr,zip,durable=no",
         ] {
             assert!(matches!(classify_with(p, true, false), Ok(Target::Zarr(_))), "{p}");
         }

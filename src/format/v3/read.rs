@@ -374,6 +374,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -
         created: false,
         deferred_bytes: 0,
         aggregation: None,
+        durable: false,
     };
     ds.groups[0].stored_key = Some(String::new());
     let mut reader = Reader {
