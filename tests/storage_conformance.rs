@@ -11,7 +11,7 @@ use netcdf::format::markers::{is_marker, replace_rule};
 use netcdf::storage::file::FileStore;
 use netcdf::storage::memory::MemoryStore;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use netcdf::storage::{Capabilities, Key, RangeAt, Replace, Store, StoreError, StoreResult};
 
 mod common;
 
@@ -80,6 +80,49 @@ mod conformance {
         assert_eq!(r(1, u64::MAX), Err(StoreError::Corrupt));
         assert_eq!(r(0, u64::MAX), Err(StoreError::Corrupt));
         assert_eq!(s.get_range(&k("v"), 0, 1), Ok(None));
+    }
+
+    /// Ranges with the object's size (from an offset or at the end), into a
+    /// reused buffer, and scattered parts at their offsets: what a shard's
+    /// index and inner chunks are read with.
+    pub fn sized_ranges(s: &dyn Store) {
+        let data: Vec<u8> = (0..100u8).collect();
+        s.put(&k("sr/c"), &data).unwrap();
+        let key = k("sr/c");
+        let sized = |at, len| s.get_range_sized(&key, at, len);
+        assert_eq!(sized(RangeAt::End, 10), Ok(Some((data[90..].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::End, 100), Ok(Some((data.clone(), 100))));
+        assert_eq!(sized(RangeAt::Offset(0), 4), Ok(Some((data[..4].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::Offset(96), 4), Ok(Some((data[96..].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::End, 0), Ok(Some((vec![], 100))));
+        assert_eq!(sized(RangeAt::End, 101), Err(StoreError::Corrupt));
+        assert_eq!(sized(RangeAt::Offset(97), 4), Err(StoreError::Corrupt));
+        assert_eq!(s.get_range_sized(&k("sr/none"), RangeAt::End, 4), Ok(None));
+        assert_eq!(s.get_range_sized(&k("sr/none"), RangeAt::Offset(0), 4), Ok(None));
+
+        let mut buf = vec![7u8; 3];
+        assert_eq!(s.get_range_into(&key, 20, 30, &mut buf), Ok(true));
+        assert_eq!(buf, &data[20..50]);
+        assert_eq!(s.get_range_into(&key, 99, 1, &mut buf), Ok(true));
+        assert_eq!(buf, [99]);
+        assert_eq!(s.get_range_into(&key, 90, 11, &mut buf), Err(StoreError::Corrupt));
+        assert_eq!(s.get_range_into(&k("sr/none"), 0, 1, &mut buf), Ok(false));
+
+        let (mut a, mut b, mut c) = ([0u8; 3], [0u8; 5], [0u8; 1]);
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(60, &mut b[..]), (10, &mut a[..]), (99, &mut c[..])];
+        assert_eq!(s.read_ranges(&key, &mut parts), Ok(true));
+        assert_eq!((&a[..], &b[..], &c[..]), (&data[10..13], &data[60..65], &data[99..]));
+        let mut d = [0u8; 2];
+        let mut past: Vec<(u64, &mut [u8])> = vec![(0, &mut a[..]), (99, &mut d[..])];
+        assert_eq!(s.read_ranges(&key, &mut past), Err(StoreError::Corrupt));
+        let mut huge: Vec<(u64, &mut [u8])> = vec![(u64::MAX - 1, &mut d[..])];
+        assert_eq!(s.read_ranges(&key, &mut huge), Err(StoreError::Corrupt));
+        let mut absent: Vec<(u64, &mut [u8])> = vec![(0, &mut d[..])];
+        assert_eq!(s.read_ranges(&k("sr/none"), &mut absent), Ok(false));
+        assert_eq!(d, [0; 2], "nothing written for an absent object");
+        let mut none: Vec<(u64, &mut [u8])> = Vec::new();
+        assert_eq!(s.read_ranges(&key, &mut none), Ok(true));
+        assert_eq!(s.read_ranges(&k("sr/none"), &mut none), Ok(false));
     }
 
     pub fn lists(s: &dyn Store) {
@@ -310,7 +353,7 @@ macro_rules! conformance_suite {
         mod $backend {
             use super::*;
             conformance_suite!(@tests $make;
-                get_absent, round_trip, overwrite, max_len, ranges, lists, list_order,
+                get_absent, round_trip, overwrite, max_len, ranges, sized_ranges, lists, list_order,
                 deletes, odd_keys, empty_object, object_prefix_conflict,
                 concurrent_distinct, concurrent_same_key, concurrent_put_delete, read_parts, flush);
         }
@@ -934,6 +977,7 @@ mod s3 {
         overwrite,
         max_len,
         ranges,
+        sized_ranges,
         lists,
         list_order,
         deletes,

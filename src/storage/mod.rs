@@ -184,6 +184,15 @@ impl Replace<'_> {
     }
 }
 
+/// Where a ranged read of a known length lies in its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeAt {
+    /// From this byte offset.
+    Offset(u64),
+    /// The last bytes of the object (a shard index at its end).
+    End,
+}
+
 /// What a backend can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -227,6 +236,66 @@ pub trait Store: Send + Sync + std::fmt::Debug {
             return Ok(false);
         };
         copy_parts(key, &obj, expect_len, parts)?;
+        Ok(true)
+    }
+
+    /// Like `get_range`, but into `buf` (cleared first), reusing its memory.
+    /// Returns false when the object is absent.
+    fn get_range_into(&self, key: &Key, offset: u64, len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
+        match self.get_range(key, offset, len)? {
+            Some(b) => {
+                *buf = b;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// `len` bytes at `at` and the size of the whole object, or None when
+    /// the object is absent; an object too short for the range is
+    /// `StoreError::Corrupt`. By default `len`, then `get_range`; S3 asks
+    /// once (a ranged GET tells the object's size).
+    fn get_range_sized(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        let Some(size) = self.len(key)? else {
+            return Ok(None);
+        };
+        let offset = match at {
+            RangeAt::Offset(o) => o,
+            RangeAt::End => size.checked_sub(len).ok_or_else(|| {
+                crate::nclog!(
+                    crate::log::Level::Error,
+                    "{}: {} bytes, fewer than the {} asked for at its end",
+                    key.as_str(),
+                    size,
+                    len
+                );
+                StoreError::Corrupt
+            })?,
+        };
+        Ok(self.get_range(key, offset, len)?.map(|b| (b, size)))
+    }
+
+    /// Read parts of an object at their offsets straight into caller memory
+    /// (parts do not overlap; unlike `read_parts`, the object's size is not
+    /// fixed). A part past the object's end is `StoreError::Corrupt`.
+    /// Returns false when the object is absent (nothing written). By
+    /// default one `get_range` over the parts' span, then copies; files read
+    /// in place (`preadv`).
+    fn read_ranges(&self, key: &Key, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
+        let Some(span) = span_of(parts) else {
+            return Ok(self.len(key)?.is_some());
+        };
+        let Some(bytes) = self.get_range(key, span.start, span.end - span.start)? else {
+            return Ok(false);
+        };
+        for (off, dst) in parts.iter_mut() {
+            let at = usize::try_from(*off - span.start).map_err(|_| StoreError::Internal)?;
+            let src = at
+                .checked_add(dst.len())
+                .and_then(|end| bytes.get(at..end))
+                .ok_or(StoreError::Internal)?;
+            dst.copy_from_slice(src);
+        }
         Ok(true)
     }
 
@@ -319,6 +388,17 @@ pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8
         }
     }
     Ok(())
+}
+
+/// The bytes that parts at offsets cover, first to last (None when there
+/// are none); a part whose end overflows is `StoreError::Corrupt`.
+pub fn span_of(parts: &[(u64, &mut [u8])]) -> Option<std::ops::Range<u64>> {
+    let lo = parts.iter().map(|(o, _)| *o).min()?;
+    let hi = parts
+        .iter()
+        .map(|(o, d)| o.checked_add(d.len() as u64).unwrap_or(u64::MAX))
+        .max()?;
+    Some(lo..hi)
 }
 
 /// `read_parts` over an object already in memory.

@@ -58,7 +58,7 @@ use object_store::{
 };
 use tokio::sync::Semaphore;
 
-use super::{Capabilities, Key, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Key, RangeAt, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 pub use config::{Environment, S3Config};
 
@@ -491,31 +491,46 @@ impl S3Store {
     }
 
     async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
-        Ok(self.get_range_sized(key, offset, len).await?.map(|(b, _)| b))
+        Ok(self
+            .get_range_sized_async(key, RangeAt::Offset(offset), len)
+            .await?
+            .map(|(b, _)| b))
     }
 
-    /// A ranged GET: the bytes and the size of the whole object.
-    async fn get_range_sized(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
-        let end = offset.checked_add(len);
-        let (Some(end), true) = (end, len > 0) else {
-            // Nothing to fetch (or an impossible range): only existence and size matter.
-            return match self.head_async(key).await? {
-                None => Ok(None),
-                Some(size) if end.is_some_and(|e| e <= size) => Ok(Some((Vec::new(), size))),
-                Some(size) => Err(self.past_end(key, offset, len, size)),
-            };
+    /// A ranged GET of `len` bytes at `at` (`bytes=A-B`, or `bytes=-N` for
+    /// the end): the bytes and the size of the whole object.
+    async fn get_range_sized_async(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        // The range asked for, and the size an object needs to hold it.
+        let (range, needs) = match at {
+            RangeAt::Offset(offset) => match offset.checked_add(len) {
+                Some(end) if len > 0 => (GetRange::Bounded(offset..end), end),
+                end => {
+                    // Nothing to fetch (or an impossible range): only existence and size matter.
+                    return match self.head_async(key).await? {
+                        None => Ok(None),
+                        Some(size) if end.is_some_and(|e| e <= size) => Ok(Some((Vec::new(), size))),
+                        Some(size) => Err(self.past_end(key, offset, len, size)),
+                    };
+                }
+            },
+            RangeAt::End if len == 0 => return Ok(self.head_async(key).await?.map(|size| (Vec::new(), size))),
+            RangeAt::End => (GetRange::Suffix(len), len),
         };
         if key.is_root() {
             return Ok(None);
         }
         let path = self.path(key)?;
         let opts = GetOptions {
-            range: Some(GetRange::Bounded(offset..end)),
+            range: Some(range),
             ..GetOptions::default()
         };
         let result = {
             let _permit = self.permit().await?;
             self.client.get_opts(&path, opts).await
+        };
+        let start = |size: u64| match at {
+            RangeAt::Offset(o) => o,
+            RangeAt::End => size.saturating_sub(len),
         };
         let r = match result {
             Ok(r) => r,
@@ -524,15 +539,16 @@ impl S3Store {
                 // 416 for a range starting past the end, or a real failure.
                 return match self.head_async(key).await {
                     Ok(None) => Ok(None),
-                    Ok(Some(size)) if end > size => Err(self.past_end(key, offset, len, size)),
+                    Ok(Some(size)) if needs > size => Err(self.past_end(key, start(size), len, size)),
                     _ => Err(self.fail(Op::Get, key.as_str(), &e)),
                 };
             }
         };
-        if r.range != (offset..end) {
-            return Err(self.past_end(key, offset, len, r.meta.size));
-        }
         let total = r.meta.size;
+        // (A suffix longer than the object is answered with the whole object.)
+        if r.range.end.saturating_sub(r.range.start) != len || r.range.start != start(total) {
+            return Err(self.past_end(key, start(total), len, total));
+        }
         let mut buf = Vec::new();
         self.read_body(key, r.into_stream(), len, &mut buf).await?;
         Ok(Some((buf, total)))
@@ -666,6 +682,11 @@ impl Store for S3Store {
         block_on(self.get_range_async(key, offset, len))?
     }
 
+    /// One ranged GET, whose answer tells the object's size: no HEAD.
+    fn get_range_sized(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        block_on(self.get_range_sized_async(key, at, len))?
+    }
+
     /// One ranged GET covering the parts when they need less than half of
     /// the chunk; else the whole object.
     fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
@@ -682,7 +703,7 @@ impl Store for S3Store {
             super::copy_parts(key, &obj, expect_len, parts)?;
             return Ok(true);
         }
-        let Some((bytes, total)) = block_on(self.get_range_sized(key, lo, hi - lo))?? else {
+        let Some((bytes, total)) = block_on(self.get_range_sized_async(key, RangeAt::Offset(lo), hi - lo))?? else {
             return Ok(false);
         };
         super::check_parts(key, total, expect_len, parts)?;
