@@ -18,7 +18,7 @@ use crate::codec::sharding::{IndexCache, ShardIndex, ShardLayout};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::runtime::pool;
-use crate::storage::{Key, Store};
+use crate::storage::{Key, RangeAt, Store, StoreError};
 
 /// Ranges of one shard closer than this are read as one request...
 const MAX_GAP: u64 = 1 << 20;
@@ -83,26 +83,32 @@ impl Sharded {
         Ok(Key::new(&name)?)
     }
 
-    /// The index of shard `shard` (None: the shard is absent).
+    /// The index of shard `shard` (None: the shard is absent), in one
+    /// request: a ranged read at the shard's start or end, which also tells
+    /// the shard's size (no HEAD on S3).
     fn index(&self, shard: &[u64]) -> NcResult<Option<Arc<ShardIndex>>> {
         if let Some(ix) = self.indexes.get(shard) {
             return Ok(ix);
         }
         let key = self.key(shard)?;
-        let Some(len) = self.store.len(&key)? else {
+        let at = if self.layout.index_at_start {
+            RangeAt::Offset(0)
+        } else {
+            RangeAt::End
+        };
+        let fetched = self
+            .store
+            .get_range_sized(&key, at, self.layout.index_len())
+            .map_err(|e| {
+                if e == StoreError::Corrupt {
+                    crate::nclog!(Level::Error, "shard {}: shorter than its index", key.as_str());
+                }
+                NcError::from(e)
+            })?;
+        let Some((bytes, len)) = fetched else {
             self.indexes.insert(shard.to_vec(), None);
             return Ok(None);
         };
-        let Some(at) = self.layout.index_offset(len) else {
-            crate::nclog!(
-                Level::Error,
-                "shard {}: {} bytes, shorter than its index",
-                key.as_str(),
-                len
-            );
-            return Err(NcError::NcZarr);
-        };
-        let bytes = read_range(self.store.as_ref(), &key, at, self.layout.index_len())?;
         let ix = Arc::new(self.layout.decode_index(&bytes, len).inspect_err(|_| {
             crate::nclog!(Level::Error, "shard {}: bad index", key.as_str());
         })?);
@@ -206,10 +212,12 @@ impl ChunkSource for Sharded {
         write!(f, " (inner chunk {pos})")
     }
 
-    /// True: fetches go through `start_get_many` (neighbouring ranges
-    /// coalesced) and writes through `put_many` (each shard written once).
+    /// As the store: on S3, fetches go through `start_get_many`
+    /// (neighbouring ranges coalesced); on files each job reads its own
+    /// chunk's range (uncompressed parts straight into place). Writes go
+    /// through `put_many` either way (`writes_together`).
     fn concurrent_requests(&self) -> bool {
-        true
+        self.store.concurrent_requests()
     }
 
     fn writes_together(&self) -> bool {
@@ -217,12 +225,47 @@ impl ChunkSource for Sharded {
     }
 
     fn get_into(&self, idx: &[u64], max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {
-        match self.locate(idx, max_len)? {
-            None => Ok(false),
-            Some((key, off, len)) => {
-                *buf = read_range(self.store.as_ref(), &key, off, len)?;
-                Ok(true)
+        let Some((key, off, len)) = self.locate(idx, max_len)? else {
+            return Ok(false);
+        };
+        if self.store.get_range_into(&key, off, len, buf)? {
+            Ok(true)
+        } else {
+            crate::nclog!(Level::Error, "shard {} vanished while read", key.as_str());
+            Err(NcError::NcZarr)
+        }
+    }
+
+    /// Parts of an uncompressed inner chunk straight into place: ranges of
+    /// the shard, read where it lies (`Store::read_ranges`: `preadv` on
+    /// files, one ranged GET over the parts on S3).
+    fn read_parts(&self, idx: &[u64], expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        let Some((key, off, len)) = self.locate(idx, expect_len)? else {
+            return Ok(false);
+        };
+        if len != expect_len {
+            crate::nclog!(
+                Level::Error,
+                "shard {}: inner chunk {:?} has {} bytes, expected {}",
+                key.as_str(),
+                idx,
+                len,
+                expect_len
+            );
+            return Err(NcError::NcZarr);
+        }
+        let mut in_shard = Vec::with_capacity(parts.len());
+        for (at, dst) in parts.iter_mut() {
+            if at.checked_add(dst.len() as u64).is_none_or(|end| end > len) {
+                return Err(NcError::Internal);
             }
+            in_shard.push((off + *at, &mut **dst));
+        }
+        if self.store.read_ranges(&key, &mut in_shard)? {
+            Ok(true)
+        } else {
+            crate::nclog!(Level::Error, "shard {} vanished while read", key.as_str());
+            Err(NcError::NcZarr)
         }
     }
 
@@ -354,6 +397,97 @@ mod tests {
         // Overlapping and duplicate ranges stay whole.
         let r = coalesce(k, vec![(0, 0, 10), (1, 5, 10), (2, 0, 10)]);
         assert_eq!((r.len(), r[0].len), (1, 15));
+    }
+
+    /// A memory store that counts the calls a shard read makes.
+    #[derive(Debug, Default)]
+    struct Counting {
+        inner: MemoryStore,
+        lens: std::sync::atomic::AtomicUsize,
+        sized: std::sync::atomic::AtomicUsize,
+        ranges: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Counting {
+        fn count(c: &std::sync::atomic::AtomicUsize) -> usize {
+            c.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    impl Store for Counting {
+        fn get(&self, key: &Key, max_len: u64) -> crate::storage::StoreResult<Option<Vec<u8>>> {
+            self.inner.get(key, max_len)
+        }
+        fn get_range(&self, key: &Key, offset: u64, len: u64) -> crate::storage::StoreResult<Option<Vec<u8>>> {
+            self.ranges.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.get_range(key, offset, len)
+        }
+        fn get_range_sized(
+            &self,
+            key: &Key,
+            at: RangeAt,
+            len: u64,
+        ) -> crate::storage::StoreResult<Option<(Vec<u8>, u64)>> {
+            self.sized.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.get_range_sized(key, at, len)
+        }
+        fn len(&self, key: &Key) -> crate::storage::StoreResult<Option<u64>> {
+            self.lens.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.len(key)
+        }
+        fn put(&self, key: &Key, data: &[u8]) -> crate::storage::StoreResult<()> {
+            self.inner.put(key, data)
+        }
+        fn delete(&self, key: &Key) -> crate::storage::StoreResult<()> {
+            self.inner.delete(key)
+        }
+        fn list(&self, prefix: &Key) -> crate::storage::StoreResult<Vec<String>> {
+            self.inner.list(prefix)
+        }
+        fn flush(&self) -> crate::storage::StoreResult<()> {
+            Ok(())
+        }
+        fn capabilities(&self) -> crate::storage::Capabilities {
+            self.inner.capabilities()
+        }
+    }
+
+    /// An index costs one request (no size query first) and is kept; parts
+    /// of an inner chunk are read at their offsets, one range each read.
+    #[test]
+    fn index_once_then_parts_in_place() {
+        let counting = Arc::new(Counting::default());
+        let store: Arc<dyn Store> = counting.clone();
+        source(&store)
+            .put_many(vec![(&[0], b"abcd".to_vec()), (&[1], b"efgh".to_vec())])
+            .into_iter()
+            .for_each(|r| r.unwrap());
+        let s = source(&store);
+        let (mut x, mut y) = ([0u8; 1], [0u8; 2]);
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(2, &mut y[..]), (0, &mut x[..])];
+        assert_eq!(s.read_parts(&[1], 4, &mut parts), Ok(true));
+        assert_eq!((&x, &y), (b"e", b"gh"));
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(3, &mut x[..])];
+        assert_eq!(s.read_parts(&[0], 4, &mut parts), Ok(true));
+        assert_eq!(&x, b"d");
+        assert_eq!(Counting::count(&counting.sized), 1, "one index fetch for shard c/0");
+        assert_eq!(Counting::count(&counting.lens), 0, "no size query");
+        assert_eq!(Counting::count(&counting.ranges), 2, "one range per read_parts");
+        // Wrong size for an uncompressed chunk, absent chunk, absent shard.
+        let mut z = [0u8; 1];
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(0, &mut z[..])];
+        assert_eq!(s.read_parts(&[1], 5, &mut parts), Err(NcError::NcZarr));
+        assert_eq!(s.read_parts(&[2], 4, &mut parts), Ok(false));
+        let mut buf = vec![1u8; 9];
+        assert_eq!(s.get_into(&[1], 4, &mut buf), Ok(true));
+        assert_eq!(buf, b"efgh");
+        assert_eq!(s.get_into(&[3], 4, &mut buf), Ok(false));
+        assert_eq!(Counting::count(&counting.sized), 2, "shard c/1's absence learnt once");
+        assert_eq!(s.get_into(&[2], 4, &mut buf), Ok(false));
+        assert_eq!(Counting::count(&counting.sized), 2);
+        // A shard shorter than its index.
+        store.put(&Key::new("v/c/1").unwrap(), b"short").unwrap();
+        assert_eq!(source(&store).get_into(&[2], 4, &mut buf), Err(NcError::NcZarr));
     }
 
     fn source(store: &Arc<dyn Store>) -> Sharded {
