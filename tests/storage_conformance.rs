@@ -11,7 +11,7 @@ use netcdf::format::markers::{is_marker, replace_rule};
 use netcdf::storage::file::FileStore;
 use netcdf::storage::memory::MemoryStore;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Capabilities, Key, RangeAt, Replace, Store, StoreError, StoreResult};
+use netcdf::storage::{Capabilities, Key, RangeAt, RangeRead, Replace, Store, StoreError, StoreResult};
 
 mod common;
 
@@ -123,6 +123,36 @@ mod conformance {
         let mut none: Vec<(u64, &mut [u8])> = Vec::new();
         assert_eq!(s.read_ranges(&key, &mut none), Ok(true));
         assert_eq!(s.read_ranges(&k("sr/none"), &mut none), Ok(false));
+    }
+
+    /// Ranges fetched together, each cut into pieces that arrive in their
+    /// own slots: a piece of an absent object is None, a range past the end
+    /// an error for each of its pieces.
+    pub fn get_ranges(s: &dyn Store) {
+        let data: Vec<u8> = (0..200u8).collect();
+        s.put(&k("gr/a"), &data).unwrap();
+        s.put(&k("gr/b"), &data[..50]).unwrap();
+        let read = |key: &str, offset, len, pieces: Vec<(usize, u64, u64)>| RangeRead {
+            key: k(key),
+            offset,
+            len,
+            pieces,
+        };
+        let reads = vec![
+            read("gr/a", 10, 30, vec![(2, 0, 5), (0, 20, 10)]),
+            read("gr/b", 0, 50, vec![(1, 0, 50)]),
+            read("gr/none", 0, 4, vec![(3, 0, 4)]),
+            read("gr/b", 40, 20, vec![(4, 0, 20), (5, 10, 10)]),
+        ];
+        let got = s.start_get_ranges(6, reads);
+        assert_eq!(got.take(0), Ok(Some(data[30..40].to_vec())));
+        assert_eq!(got.take(1), Ok(Some(data[..50].to_vec())));
+        assert_eq!(got.take(2), Ok(Some(data[10..15].to_vec())));
+        assert_eq!(got.take(3), Ok(None));
+        assert_eq!(got.take(4), Err(StoreError::Corrupt));
+        assert_eq!(got.take(5), Err(StoreError::Corrupt));
+        assert!(got.take_any().is_none(), "every piece taken");
+        assert!(s.start_get_ranges(0, Vec::new()).take_any().is_none());
     }
 
     pub fn lists(s: &dyn Store) {
@@ -353,7 +383,7 @@ macro_rules! conformance_suite {
         mod $backend {
             use super::*;
             conformance_suite!(@tests $make;
-                get_absent, round_trip, overwrite, max_len, ranges, sized_ranges, lists, list_order,
+                get_absent, round_trip, overwrite, max_len, ranges, sized_ranges, get_ranges, lists, list_order,
                 deletes, odd_keys, empty_object, object_prefix_conflict,
                 concurrent_distinct, concurrent_same_key, concurrent_put_delete, read_parts, flush);
         }
@@ -978,6 +1008,7 @@ mod s3 {
         max_len,
         ranges,
         sized_ranges,
+        get_ranges,
         lists,
         list_order,
         deletes,

@@ -100,6 +100,47 @@ impl Arrivals {
     }
 }
 
+/// One request of `Store::start_get_ranges`: `len` bytes of `key` from
+/// `offset`, cut into pieces that each arrive in a slot of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeRead {
+    pub key: Key,
+    pub offset: u64,
+    pub len: u64,
+    /// (slot, offset in the range, length) of each piece.
+    pub pieces: Vec<(usize, u64, u64)>,
+}
+
+impl RangeRead {
+    /// Hand the range's result to its pieces: each gets its bytes (a piece
+    /// that is the whole range gets the buffer itself), None when the
+    /// object is absent, or the error.
+    pub fn deliver(&self, arrivals: &Arrivals, got: Fetched) {
+        match got {
+            Ok(Some(bytes)) if matches!(self.pieces[..], [(_, 0, n)] if n == bytes.len() as u64) => {
+                arrivals.deliver(self.pieces[0].0, Ok(Some(bytes)));
+            }
+            Ok(Some(bytes)) => {
+                for &(slot, at, n) in &self.pieces {
+                    let piece = usize::try_from(at)
+                        .ok()
+                        .zip(usize::try_from(n).ok())
+                        .and_then(|(at, n)| bytes.get(at..at.checked_add(n)?));
+                    arrivals.deliver(slot, piece.map(|p| Some(p.to_vec())).ok_or(StoreError::Internal));
+                }
+            }
+            Ok(None) => self
+                .pieces
+                .iter()
+                .for_each(|&(slot, _, _)| arrivals.deliver(slot, Ok(None))),
+            Err(e) => self
+                .pieces
+                .iter()
+                .for_each(|&(slot, _, _)| arrivals.deliver(slot, Err(e))),
+        }
+    }
+}
+
 /// The largest metadata object (JSON) the library will read: 64 MiB.
 pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 
@@ -349,6 +390,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         for (i, r) in self.get_many(&keys).into_iter().enumerate() {
             arrivals.deliver(i, r);
         }
+        arrivals
+    }
+
+    /// Start fetching ranges of objects (the inner chunks of shards); each
+    /// piece can be taken from its slot of the result (`slots` slots, each
+    /// filled by one piece) as soon as its range has arrived, None when the
+    /// object is absent. By default fetched here, one after the other;
+    /// backends whose `concurrent_requests` is true issue them concurrently.
+    fn start_get_ranges(&self, slots: usize, reads: Vec<RangeRead>) -> std::sync::Arc<Arrivals> {
+        let arrivals = Arrivals::new(slots);
+        for r in &reads {
+            r.deliver(&arrivals, self.get_range(&r.key, r.offset, r.len));
+        }
+        // (A slot no piece names must not be waited for forever.)
+        arrivals.fail_pending(StoreError::Internal);
         arrivals
     }
 

@@ -58,7 +58,7 @@ use object_store::{
 };
 use tokio::sync::Semaphore;
 
-use super::{Capabilities, Key, RangeAt, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Key, RangeAt, RangeRead, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 pub use config::{Environment, S3Config};
 
@@ -734,13 +734,6 @@ impl Store for S3Store {
                 return arrivals;
             }
         };
-        /// Whatever happens to the task, nobody waits forever.
-        struct FailPending(Arc<super::Arrivals>);
-        impl Drop for FailPending {
-            fn drop(&mut self) {
-                self.0.fail_pending(StoreError::Remote);
-            }
-        }
         let me = self.clone();
         let guard = FailPending(arrivals.clone());
         rt.spawn(async move {
@@ -754,6 +747,34 @@ impl Store for S3Store {
             .buffer_unordered(me.opts.concurrency);
             while let Some((i, r)) = done.next().await {
                 guard.0.deliver(i, r);
+            }
+        });
+        arrivals
+    }
+
+    /// The ranged GETs run on the private runtime as `start_get_many`'s
+    /// GETs do; each range's pieces are handed over the moment it arrives.
+    fn start_get_ranges(&self, slots: usize, reads: Vec<RangeRead>) -> Arc<super::Arrivals> {
+        let arrivals = super::Arrivals::new(slots);
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                arrivals.fail_pending(e);
+                return arrivals;
+            }
+        };
+        let me = self.clone();
+        let guard = FailPending(arrivals.clone());
+        rt.spawn(async move {
+            let guard = guard;
+            let me = &me;
+            let mut done = futures::stream::iter(reads.into_iter().map(|r| async move {
+                let got = me.get_range_async(&r.key, r.offset, r.len).await;
+                (r, got)
+            }))
+            .buffer_unordered(me.opts.concurrency);
+            while let Some((r, got)) = done.next().await {
+                r.deliver(&guard.0, got);
             }
         });
         arrivals
@@ -795,6 +816,16 @@ impl Store for S3Store {
             write_once: false,
             ranged_reads: true,
         }
+    }
+}
+
+/// Whatever happens to a fetching task, nobody waits forever: what it has
+/// not delivered when it ends (or is dropped) fails.
+struct FailPending(Arc<super::Arrivals>);
+
+impl Drop for FailPending {
+    fn drop(&mut self) {
+        self.0.fail_pending(StoreError::Remote);
     }
 }
 
