@@ -11,19 +11,19 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
 use super::source::{Arriving, ChunkSource, Fetched, KeyEncoding};
 use crate::codec::sharding::{IndexCache, ShardIndex, ShardLayout};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::runtime::pool;
-use crate::storage::{Key, RangeAt, Store, StoreError};
+use crate::storage::{Arrivals, Key, RangeAt, RangeRead, Store, StoreError};
 
 /// Ranges of one shard closer than this are read as one request...
 const MAX_GAP: u64 = 1 << 20;
-/// ... as long as that request stays below this size.
-const MAX_REQUEST: u64 = 16 << 20;
+/// ... as long as that request stays within this size: larger inner chunks
+/// go alone, so that a batch of a read (48 MiB on S3) keeps many requests in
+/// flight (fewer, larger requests measured slower against radosgw).
+const MAX_REQUEST: u64 = 4 << 20;
 
 /// Encoded inner chunks of one shard: (position in the shard, bytes).
 type Parts = Vec<(usize, Vec<u8>)>;
@@ -270,43 +270,50 @@ impl ChunkSource for Sharded {
     }
 
     /// The indexes first, then the chunks' byte ranges, neighbours in one
-    /// request, the requests on the worker pool. An error is its chunk's.
+    /// request, all requests started at once (`Store::start_get_ranges`):
+    /// each chunk can be taken as soon as its range has arrived. An error
+    /// is its chunk's.
     fn start_get_many(&self, idxs: &[&[u64]], max_len: u64) -> NcResult<Arriving> {
-        let mut out: Vec<Option<Fetched>> = Vec::with_capacity(idxs.len());
+        let mut local: Vec<Option<Fetched>> = Vec::with_capacity(idxs.len());
         let mut by_shard: HashMap<Key, Vec<(usize, u64, u64)>> = HashMap::new();
         for (i, idx) in idxs.iter().enumerate() {
             match self.locate(idx, max_len) {
                 Ok(Some((key, off, len))) => {
                     by_shard.entry(key).or_default().push((i, off, len));
-                    out.push(None);
+                    local.push(None);
                 }
-                Ok(None) => out.push(Some(Ok(None))),
-                Err(e) => out.push(Some(Err(e))),
+                Ok(None) => local.push(Some(Ok(None))),
+                Err(e) => local.push(Some(Err(e))),
             }
         }
-        let reads: Vec<Read> = by_shard.into_iter().flat_map(|(k, r)| coalesce(k, r)).collect();
-        let read = |r: &Read| -> Vec<(usize, Fetched)> {
-            let got = read_range(self.store.as_ref(), &r.key, r.offset, r.len);
-            r.parts
-                .iter()
-                .map(|&(i, at, n)| {
-                    let f = match &got {
-                        Ok(b) => Ok(Some(b[at as usize..(at + n) as usize].to_vec())),
-                        Err(e) => Err(*e),
-                    };
-                    (i, f)
-                })
-                .collect()
-        };
-        let done: Vec<Vec<(usize, Fetched)>> = if reads.len() > 1 {
-            pool::on_pool(|| reads.par_iter().map(read).collect())
-        } else {
-            reads.iter().map(read).collect()
-        };
-        for (i, f) in done.into_iter().flatten() {
-            out[i] = Some(f);
-        }
-        Ok(Arriving::Fetched(Mutex::new(out)))
+        // The chunks fetched get slots of their own, in request order.
+        let mut slot_of: Vec<Option<usize>> = vec![None; idxs.len()];
+        let mut chunk_of: Vec<usize> = Vec::new();
+        let reads: Vec<RangeRead> = by_shard
+            .into_iter()
+            .flat_map(|(k, r)| coalesce(k, r))
+            .map(|r| RangeRead {
+                key: r.key,
+                offset: r.offset,
+                len: r.len,
+                pieces: r
+                    .parts
+                    .into_iter()
+                    .map(|(i, at, n)| {
+                        slot_of[i] = Some(chunk_of.len());
+                        chunk_of.push(i);
+                        (chunk_of.len() - 1, at, n)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let remote = self.store.start_get_ranges(chunk_of.len(), reads);
+        Ok(Arriving::Ranged(Ranged {
+            remote,
+            slot_of,
+            chunk_of,
+            local: Mutex::new(local),
+        }))
     }
 
     fn put(&self, idx: &[u64], data: &[u8]) -> NcResult<()> {
@@ -340,16 +347,60 @@ impl ChunkSource for Sharded {
     }
 }
 
-/// Bytes `off..off + len` of a shard; a shard shorter than its index says
-/// (truncated) is `NC_ENCZARR`.
-fn read_range(store: &dyn Store, key: &Key, off: u64, len: u64) -> NcResult<Vec<u8>> {
-    if len == 0 {
-        return Ok(Vec::new());
+/// The chunks of a `Sharded::start_get_many`: those fetched arrive through
+/// the store (by slot); absent ones and errors found before fetching wait
+/// here.
+#[derive(Debug)]
+pub(super) struct Ranged {
+    remote: Arc<Arrivals>,
+    /// Each chunk's slot in `remote`, when it is fetched.
+    slot_of: Vec<Option<usize>>,
+    /// Each slot's chunk.
+    chunk_of: Vec<usize>,
+    local: Mutex<Vec<Option<Fetched>>>,
+}
+
+impl Ranged {
+    /// A fetched range: a shard that vanished since its index was read is
+    /// `NC_ENCZARR` (its index said the chunk is there).
+    fn arrived(r: crate::storage::Fetched) -> Fetched {
+        match r {
+            Ok(Some(b)) => Ok(Some(b)),
+            Ok(None) => {
+                crate::nclog!(Level::Error, "a shard vanished while read");
+                Err(NcError::NcZarr)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
-    store.get_range(key, off, len)?.ok_or_else(|| {
-        crate::nclog!(Level::Error, "shard {} vanished while read", key.as_str());
-        NcError::NcZarr
-    })
+
+    /// Wait for chunk `i` and take it (taking it twice is an internal error).
+    pub fn take(&self, i: usize) -> Fetched {
+        match self.slot_of.get(i) {
+            Some(Some(s)) => Ranged::arrived(self.remote.take(*s)),
+            Some(None) => {
+                let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+                local
+                    .get_mut(i)
+                    .and_then(Option::take)
+                    .unwrap_or(Err(NcError::Internal))
+            }
+            None => Err(NcError::Internal),
+        }
+    }
+
+    /// The chunks known without fetching first, then each fetched one as it
+    /// arrives; None when every one has been taken.
+    pub fn take_any(&self) -> Option<(usize, Fetched)> {
+        {
+            let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(got) = local.iter_mut().enumerate().find_map(|(i, f)| f.take().map(|f| (i, f))) {
+                return Some(got);
+            }
+        }
+        let (s, r) = self.remote.take_any()?;
+        Some((*self.chunk_of.get(s)?, Ranged::arrived(r)))
+    }
 }
 
 /// The requests for some ranges of one shard: sorted, neighbours closer

@@ -275,6 +275,8 @@ pub(super) enum Arriving {
     Store(Arc<Arrivals>),
     /// Fetched already (None once taken).
     Fetched(Mutex<Vec<Option<Fetched>>>),
+    /// Byte ranges of shards, fetched concurrently, as they arrive.
+    Ranged(super::shard::Ranged),
 }
 
 impl Arriving {
@@ -282,6 +284,7 @@ impl Arriving {
     pub fn take(&self, i: usize) -> Fetched {
         match self {
             Arriving::Store(a) => Ok(a.take(i)?),
+            Arriving::Ranged(r) => r.take(i),
             Arriving::Fetched(v) => {
                 let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
                 v.get_mut(i).and_then(Option::take).unwrap_or(Err(NcError::Internal))
@@ -294,6 +297,7 @@ impl Arriving {
     pub fn take_any(&self) -> Option<(usize, Fetched)> {
         match self {
             Arriving::Store(a) => a.take_any().map(|(i, r)| (i, r.map_err(NcError::from))),
+            Arriving::Ranged(r) => r.take_any(),
             Arriving::Fetched(v) => {
                 let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
                 v.iter_mut().enumerate().find_map(|(i, f)| f.take().map(|f| (i, f)))
