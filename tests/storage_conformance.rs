@@ -42,6 +42,11 @@ mod conformance {
         // A prefix is not an object.
         assert_eq!(s.get(&k("x/y"), 100), Ok(None));
         assert_eq!(s.len(&k("x")), Ok(None));
+        // An object written from parts is their concatenation.
+        s.put_parts(&k("x/y/0.1"), &[&data[..10], &[], &data[10..]]).unwrap();
+        assert_eq!(s.get(&k("x/y/0.1"), 10_000).unwrap().as_deref(), Some(&data[..]));
+        s.put_parts(&k("x/y/0.2"), &[]).unwrap();
+        assert_eq!(s.get(&k("x/y/0.2"), 0), Ok(Some(vec![])));
     }
 
     pub fn overwrite(s: &dyn Store) {
@@ -1076,6 +1081,14 @@ mod s3 {
         assert_eq!(s.0.get(&k("big/0"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
         let r = s.0.get_range(&k("big/0"), (5 << 20) - 3, 10).unwrap().unwrap();
         assert_eq!(r, &big[(5 << 20) - 3..(5 << 20) + 7]);
+        // The same object from parts whose bounds are not the upload's parts
+        // (a shard: chunks, then the index), and from parts under the threshold.
+        let (a, b) = big.split_at(3 << 20);
+        let (b, c) = b.split_at(b.len() - 7);
+        s.0.put_parts(&k("big/1"), &[a, &[], b, c]).unwrap();
+        assert_eq!(s.0.get(&k("big/1"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
+        s.0.put_parts(&k("big/2"), &[&big[..10], &big[10..20]]).unwrap();
+        assert_eq!(s.0.get(&k("big/2"), 100).unwrap().as_deref(), Some(&big[..20]));
         // Batches: 50 objects written and read concurrently, one absent.
         let objs: Vec<(Key, Vec<u8>)> = (0..50)
             .map(|i| (k(&format!("v/{i}")), vec![i as u8; 1000 + i]))

@@ -191,12 +191,14 @@ impl Sharded {
         }
         // (Forgotten first: a failed write must not leave a stale index.)
         self.indexes.remove(shard);
-        match l.encode_shard(&slots)? {
+        match l.encode_index(&slots)? {
             None => Ok(self.store.delete(&key)?),
-            Some(bytes) => {
-                self.store.put(&key, &bytes)?;
-                let at = l.index_offset(bytes.len() as u64).ok_or(NcError::Internal)? as usize;
-                let ix = l.decode_index(&bytes[at..at + l.index_len() as usize], bytes.len() as u64)?;
+            Some(index) => {
+                // Chunks and index written as they are, never joined here.
+                let parts = l.shard_parts(&slots, &index);
+                let total = parts.iter().map(|p| p.len() as u64).sum();
+                self.store.put_parts(&key, &parts)?;
+                let ix = l.decode_index(&index, total)?;
                 self.indexes.insert(shard.to_vec(), Some(Arc::new(ix)));
                 Ok(())
             }
@@ -222,6 +224,14 @@ impl ChunkSource for Sharded {
 
     fn writes_together(&self) -> bool {
         true
+    }
+
+    fn place(&self, idx: &[u64]) -> Option<(Vec<u64>, usize)> {
+        Some(self.layout.locate(idx))
+    }
+
+    fn chunks_per_object(&self) -> usize {
+        self.layout.count
     }
 
     fn get_into(&self, idx: &[u64], max_len: u64, buf: &mut Vec<u8>) -> NcResult<bool> {

@@ -111,6 +111,20 @@ pub(super) trait ChunkSource: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Where chunk `idx` sits among chunks that share an object: (the
+    /// object's position, the chunk's place in it); None (the default) when
+    /// each chunk is an object of its own. Writes sort their chunks by it,
+    /// so that a batch holds whole objects.
+    fn place(&self, idx: &[u64]) -> Option<(Vec<u64>, usize)> {
+        let _ = idx;
+        None
+    }
+
+    /// Chunks per shared object (1: none is shared).
+    fn chunks_per_object(&self) -> usize {
+        1
+    }
+
     /// Store several chunks, as `put` each (by default one after the
     /// other); one result per chunk, in order.
     fn put_many(&self, chunks: Vec<(&[u64], Vec<u8>)>) -> Vec<NcResult<()>> {

@@ -555,9 +555,22 @@ impl S3Store {
     }
 
     async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
+        self.put_parts_async(key, &[data]).await
+    }
+
+    /// One PUT of the parts joined, or a multipart upload fed from the parts
+    /// as they are (a shard: its chunks and its index, never joined first).
+    async fn put_parts_async(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
         let path = self.path(key)?;
-        if data.len() < self.opts.multipart_threshold {
-            let payload = PutPayload::from(Bytes::copy_from_slice(data));
+        let total = parts
+            .iter()
+            .try_fold(0usize, |a, p| a.checked_add(p.len()))
+            .ok_or(StoreError::OutOfMemory)?;
+        if total < self.opts.multipart_threshold {
+            let payload = match parts {
+                [one] => PutPayload::from(Bytes::copy_from_slice(one)),
+                _ => PutPayload::from_iter(parts.iter().map(|p| Bytes::copy_from_slice(p))),
+            };
             let _permit = self.permit().await?;
             return match self.client.put(&path, payload).await {
                 Ok(_) => Ok(()),
@@ -571,13 +584,13 @@ impl S3Store {
             .await
             .map_err(|e| self.fail(Op::Put, key.as_str(), &e))?;
         let mut w = WriteMultipart::new_with_chunk_size(upload, self.opts.part_size);
-        for part in data.chunks(self.opts.part_size) {
+        for piece in parts.iter().flat_map(|p| p.chunks(self.opts.part_size)) {
             if let Err(e) = w.wait_for_capacity(4).await {
                 let err = self.fail(Op::Put, key.as_str(), &e);
                 let _ = w.abort().await;
                 return Err(err);
             }
-            w.write(part);
+            w.write(piece);
         }
         match w.finish().await {
             Ok(_) => Ok(()),
@@ -795,6 +808,15 @@ impl Store for S3Store {
             return Err(StoreError::InvalidKey);
         }
         block_on(self.put_async(key, data))?
+    }
+
+    fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
+            return Err(StoreError::InvalidKey);
+        }
+        block_on(self.put_parts_async(key, parts))?
     }
 
     fn delete(&self, key: &Key) -> StoreResult<()> {
