@@ -144,18 +144,21 @@ mod conformance {
             pieces,
         };
         let reads = vec![
-            read("gr/a", 10, 30, vec![(2, 0, 5), (0, 20, 10)]),
+            // (Pieces may overlap, or be empty.)
+            read("gr/a", 10, 30, vec![(2, 0, 5), (0, 20, 10), (6, 30, 0), (7, 2, 6)]),
             read("gr/b", 0, 50, vec![(1, 0, 50)]),
             read("gr/none", 0, 4, vec![(3, 0, 4)]),
             read("gr/b", 40, 20, vec![(4, 0, 20), (5, 10, 10)]),
         ];
-        let got = s.start_get_ranges(6, reads);
+        let got = s.start_get_ranges(8, reads);
         assert_eq!(got.take(0), Ok(Some(data[30..40].to_vec())));
         assert_eq!(got.take(1), Ok(Some(data[..50].to_vec())));
         assert_eq!(got.take(2), Ok(Some(data[10..15].to_vec())));
         assert_eq!(got.take(3), Ok(None));
         assert_eq!(got.take(4), Err(StoreError::Corrupt));
         assert_eq!(got.take(5), Err(StoreError::Corrupt));
+        assert_eq!(got.take(6), Ok(Some(vec![])));
+        assert_eq!(got.take(7), Ok(Some(data[12..18].to_vec())));
         assert!(got.take_any().is_none(), "every piece taken");
         assert!(s.start_get_ranges(0, Vec::new()).take_any().is_none());
     }

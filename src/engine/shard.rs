@@ -21,8 +21,9 @@ use crate::storage::{Arrivals, Key, RangeAt, RangeRead, Store, StoreError};
 /// Ranges of one shard closer than this are read as one request...
 const MAX_GAP: u64 = 1 << 20;
 /// ... as long as that request stays within this size: larger inner chunks
-/// go alone, so that a batch of a read (48 MiB on S3) keeps many requests in
-/// flight (fewer, larger requests measured slower against radosgw).
+/// go alone, and a batch of a read (48 MiB on S3) keeps several requests in
+/// flight. (A request's body is cut into its chunks as it arrives, so
+/// merging costs no copy; 1, 4 and 16 MiB measured alike against radosgw.)
 const MAX_REQUEST: u64 = 4 << 20;
 
 /// Encoded inner chunks of one shard: (position in the shard, bytes).

@@ -500,6 +500,22 @@ impl S3Store {
     /// A ranged GET of `len` bytes at `at` (`bytes=A-B`, or `bytes=-N` for
     /// the end): the bytes and the size of the whole object.
     async fn get_range_sized_async(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        let r = match self.ranged_get(key, at, len).await? {
+            Ranged::Absent => return Ok(None),
+            Ranged::Empty(size) => return Ok(Some((Vec::new(), size))),
+            Ranged::Body(r) => r,
+        };
+        let total = r.meta.size;
+        let mut buf = Vec::new();
+        self.read_body(key, r.into_stream(), len, &mut buf).await?;
+        Ok(Some((buf, total)))
+    }
+
+    /// Send a ranged GET of `len` bytes at `at` and check the answer's
+    /// range; an empty range only asks whether the object is there (a
+    /// HEAD), and so does a failed GET, to tell a range past the end
+    /// (`StoreError::Corrupt`) from a failure.
+    async fn ranged_get(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Ranged> {
         // The range asked for, and the size an object needs to hold it.
         let (range, needs) = match at {
             RangeAt::Offset(offset) => match offset.checked_add(len) {
@@ -507,17 +523,19 @@ impl S3Store {
                 end => {
                     // Nothing to fetch (or an impossible range): only existence and size matter.
                     return match self.head_async(key).await? {
-                        None => Ok(None),
-                        Some(size) if end.is_some_and(|e| e <= size) => Ok(Some((Vec::new(), size))),
+                        None => Ok(Ranged::Absent),
+                        Some(size) if end.is_some_and(|e| e <= size) => Ok(Ranged::Empty(size)),
                         Some(size) => Err(self.past_end(key, offset, len, size)),
                     };
                 }
             },
-            RangeAt::End if len == 0 => return Ok(self.head_async(key).await?.map(|size| (Vec::new(), size))),
+            RangeAt::End if len == 0 => {
+                return Ok(self.head_async(key).await?.map_or(Ranged::Absent, Ranged::Empty));
+            }
             RangeAt::End => (GetRange::Suffix(len), len),
         };
         if key.is_root() {
-            return Ok(None);
+            return Ok(Ranged::Absent);
         }
         let path = self.path(key)?;
         let opts = GetOptions {
@@ -534,11 +552,11 @@ impl S3Store {
         };
         let r = match result {
             Ok(r) => r,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(object_store::Error::NotFound { .. }) => return Ok(Ranged::Absent),
             Err(e) => {
                 // 416 for a range starting past the end, or a real failure.
                 return match self.head_async(key).await {
-                    Ok(None) => Ok(None),
+                    Ok(None) => Ok(Ranged::Absent),
                     Ok(Some(size)) if needs > size => Err(self.past_end(key, start(size), len, size)),
                     _ => Err(self.fail(Op::Get, key.as_str(), &e)),
                 };
@@ -549,9 +567,106 @@ impl S3Store {
         if r.range.end.saturating_sub(r.range.start) != len || r.range.start != start(total) {
             return Err(self.past_end(key, start(total), len, total));
         }
-        let mut buf = Vec::new();
-        self.read_body(key, r.into_stream(), len, &mut buf).await?;
-        Ok(Some((buf, total)))
+        Ok(Ranged::Body(r))
+    }
+
+    /// One request of `start_get_ranges`: its body is cut into the pieces
+    /// as it arrives (each byte copied once, from the connection's buffers
+    /// into its piece), and each piece is handed over the moment its last
+    /// byte is in.
+    async fn get_pieces(&self, r: &RangeRead, arrivals: &super::Arrivals) {
+        let pieces_fit = r
+            .pieces
+            .iter()
+            .all(|&(_, at, n)| at.checked_add(n).is_some_and(|end| end <= r.len));
+        if r.len == 0 || !pieces_fit {
+            // (Nothing to stream; a piece outside its range is the caller's bug.)
+            let got = if pieces_fit {
+                self.get_range_async(&r.key, r.offset, r.len).await
+            } else {
+                Err(StoreError::Internal)
+            };
+            r.deliver(arrivals, got);
+            return;
+        }
+        let mut done = vec![false; r.pieces.len()];
+        let result = self.stream_pieces(r, arrivals, &mut done).await;
+        for (&(slot, _, _), done) in r.pieces.iter().zip(done) {
+            if !done {
+                arrivals.deliver(
+                    slot,
+                    match result {
+                        Ok(()) => Err(StoreError::Internal),
+                        Err(e) => Err(e),
+                    },
+                );
+            }
+        }
+    }
+
+    /// The body of `get_pieces`: marks in `done` the pieces it delivered;
+    /// an absent object delivers None to every piece.
+    async fn stream_pieces(&self, r: &RangeRead, arrivals: &super::Arrivals, done: &mut [bool]) -> StoreResult<()> {
+        let resp = match self.ranged_get(&r.key, RangeAt::Offset(r.offset), r.len).await? {
+            Ranged::Body(resp) => resp,
+            Ranged::Absent | Ranged::Empty(_) => {
+                for (&(slot, _, _), d) in r.pieces.iter().zip(done.iter_mut()) {
+                    arrivals.deliver(slot, Ok(None));
+                    *d = true;
+                }
+                return Ok(());
+            }
+        };
+        let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(r.pieces.len());
+        for &(_, _, n) in &r.pieces {
+            let mut b = Vec::new();
+            b.try_reserve_exact(usize::try_from(n).map_err(|_| StoreError::OutOfMemory)?)
+                .map_err(|_| StoreError::OutOfMemory)?;
+            bufs.push(b);
+        }
+        let mut body = resp.into_stream();
+        let mut pos = 0u64;
+        loop {
+            // Pieces complete so far (empty ones at once) are handed over.
+            for (j, &(slot, at, n)) in r.pieces.iter().enumerate() {
+                if !done[j] && at + n <= pos.max(at) {
+                    arrivals.deliver(slot, Ok(Some(std::mem::take(&mut bufs[j]))));
+                    done[j] = true;
+                }
+            }
+            let Some(part) = body.next().await else { break };
+            let part = part.map_err(|e| self.fail(Op::Get, r.key.as_str(), &e))?;
+            let end = pos + part.len() as u64;
+            if end > r.len {
+                crate::nclog!(
+                    Level::Error,
+                    "s3 store: {}/{}: the server sent more than the {} bytes it announced",
+                    self.name,
+                    r.key.as_str(),
+                    r.len
+                );
+                return Err(StoreError::Remote);
+            }
+            for (j, &(_, at, n)) in r.pieces.iter().enumerate() {
+                let (lo, hi) = (at.max(pos), (at + n).min(end));
+                if !done[j] && lo < hi {
+                    bufs[j].extend_from_slice(&part[(lo - pos) as usize..(hi - pos) as usize]);
+                }
+            }
+            pos = end;
+        }
+        if pos != r.len {
+            crate::nclog!(
+                Level::Error,
+                "s3 store: {}/{}: body ended after {} of {} bytes",
+                self.name,
+                r.key.as_str(),
+                pos,
+                r.len
+            );
+            return Err(StoreError::Remote);
+        }
+        Ok(())
     }
 
     async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
@@ -766,7 +881,7 @@ impl Store for S3Store {
     }
 
     /// The ranged GETs run on the private runtime as `start_get_many`'s
-    /// GETs do; each range's pieces are handed over the moment it arrives.
+    /// GETs do; each piece is handed over the moment its bytes are in.
     fn start_get_ranges(&self, slots: usize, reads: Vec<RangeRead>) -> Arc<super::Arrivals> {
         let arrivals = super::Arrivals::new(slots);
         let rt = match runtime() {
@@ -781,14 +896,12 @@ impl Store for S3Store {
         rt.spawn(async move {
             let guard = guard;
             let me = &me;
+            let arrivals: &super::Arrivals = &guard.0;
             let mut done = futures::stream::iter(reads.into_iter().map(|r| async move {
-                let got = me.get_range_async(&r.key, r.offset, r.len).await;
-                (r, got)
+                me.get_pieces(&r, arrivals).await;
             }))
             .buffer_unordered(me.opts.concurrency);
-            while let Some((r, got)) = done.next().await {
-                r.deliver(&guard.0, got);
-            }
+            while done.next().await.is_some() {}
         });
         arrivals
     }
@@ -839,6 +952,15 @@ impl Store for S3Store {
             ranged_reads: true,
         }
     }
+}
+
+/// The answer to a ranged GET.
+enum Ranged {
+    Absent,
+    /// Nothing to read, from an object of this size.
+    Empty(u64),
+    /// The range's body is coming.
+    Body(object_store::GetResult),
 }
 
 /// Whatever happens to a fetching task, nobody waits forever: what it has
