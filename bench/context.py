@@ -1,9 +1,20 @@
 """Context runs for bench/run.py: the W1 workloads through zarr-python with the
 zarrs codec pipeline, and through tensorstore, on Zarr v2 stores of the same
-shape, chunks, codecs and values as ncbench.c writes.
+shape, chunks, codecs and values as ncbench.c writes; the W4 workloads on Zarr
+v3 with sharding.
 
     context.py w1write ENGINE STORE CODEC NZ NY NX CZ CY CX
     context.py w1read  ENGINE STORE MODE  NZ NY NX NRANDOM
+    context.py w4write ENGINE STORE CODEC NZ NY NX CZ CY CX SZ SY SX
+    context.py w4read  ENGINE ARRAY MODE  NZ NY NX NRANDOM
+    context.py delete  STORE
+
+w4write writes a Zarr v3 group at STORE with the array `field` (as ncbench's
+dataset has it): shards of SZ x SY x SX, inner chunks CZ x CY x CX
+(`sharding_indexed`, index at the end with crc32c, as zarr-python writes it),
+codecs none or zstd level 1; tensorstore writes the array alone (it writes no
+groups). w4read reads the Zarr v3 array at ARRAY (a store's `field`).
+delete removes every object of an S3 store (tensorstore's S3 kvstore).
 
 ENGINE: zarrs | tensorstore. STORE: a local directory, or s3://bucket/key (then
 S3_ENDPOINT and the AWS_* variables name the server; zarrs reads through s3fs or,
@@ -128,7 +139,7 @@ def zarr_store(store, engine):
     return zarr.storage.FsspecStore.from_url(store, storage_options={"client_kwargs": opts, "anon": False})
 
 
-def ts_spec(store):
+def ts_spec(store, driver="zarr"):
     if store.startswith("s3://"):
         bucket, _, path = store[5:].partition("/")
         kv = {
@@ -140,7 +151,7 @@ def ts_spec(store):
         }
     else:
         kv = {"driver": "file", "path": store}
-    return {"driver": "zarr", "kvstore": kv}
+    return {"driver": driver, "kvstore": kv}
 
 
 def setup(engine):
@@ -203,7 +214,7 @@ def check(got, want):
     return "ok" if np.array_equal(got, want) else "wrong values"
 
 
-def w1read(engine, store, mode, n, nrandom):
+def w1read(engine, store, mode, n, nrandom, driver="zarr"):
     lib = setup(engine)
     nz, ny, nx = n
     rng_pos = None
@@ -247,7 +258,7 @@ def w1read(engine, store, mode, n, nrandom):
     else:
         ts = lib
         with Timer() as t:
-            a = ts.open(ts_spec(store), open=True).result()
+            a = ts.open(ts_spec(store, driver), open=True).result()
             if mode == "random":
                 for z, y, x in rng_pos:
                     a[z, y : y + 16, x : x + 16].read().result()
@@ -260,6 +271,73 @@ def w1read(engine, store, mode, n, nrandom):
             report(t, check(got[:2], field(nz, ny, nx, 0, 2)[:, 500:524]) + " (alloc)", got.nbytes)
         else:
             report(t, check(got[:2], field(nz, ny, nx, 0, 2)) + " (alloc)", got.nbytes)
+
+
+def w4write(engine, store, codec, n, c, s):
+    """The W1 field as a sharded Zarr v3 array `field` (see the module's doc)."""
+    if codec not in ("none", "zstd1"):
+        raise SystemExit(f"W4 codec {codec}: none or zstd1")
+    lib = setup(engine)
+    data = field(*n)
+    nbytes = data.nbytes
+    if engine.startswith("zarrs"):
+        zarr = lib
+        from zarr.codecs import ZstdCodec
+
+        comp = ZstdCodec(level=1) if codec == "zstd1" else None
+        with Timer() as t:
+            root = zarr.open_group(zarr_store(store, engine), mode="w", zarr_format=3)
+            a = root.create_array(
+                "field",
+                shape=n,
+                chunks=c,
+                shards=s,
+                dtype="<f4",
+                compressors=comp,
+                fill_value=0,
+                dimension_names=("z", "y", "x"),
+            )
+            a[...] = data
+        report(t, "ok", nbytes, nbytes)
+    else:
+        ts = lib
+        inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
+        if codec == "zstd1":
+            inner.append({"name": "zstd", "configuration": {"level": 1}})
+        spec = ts_spec(store.rstrip("/") + "/field", "zarr3")
+        spec["metadata"] = {
+            "shape": list(n),
+            "data_type": "float32",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(s)}},
+            "chunk_key_encoding": {"name": "default"},
+            "fill_value": 0,
+            "codecs": [
+                {
+                    "name": "sharding_indexed",
+                    "configuration": {
+                        "chunk_shape": list(c),
+                        "codecs": inner,
+                        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                        "index_location": "end",
+                    },
+                }
+            ],
+            "dimension_names": ["z", "y", "x"],
+        }
+        with Timer() as t:
+            arr = ts.open(spec, create=True, delete_existing=True).result()
+            arr.write(data).result()
+        report(t, "ok", nbytes, nbytes)
+
+
+def delete(store):
+    """Remove every object of an S3 store (untimed housekeeping of the runner)."""
+    import tensorstore as ts
+
+    kv = ts.KvStore.open(ts_spec(store)["kvstore"]).result()
+    kv.delete_range(ts.KvStore.KeyRange()).result()
+    left = kv.list().result()
+    report(None, "ok" if not left else f"{len(left)} objects left", 0)
 
 
 def rawget(store):
@@ -288,10 +366,16 @@ def main(argv):
             n = tuple(int(v) for v in argv[5:8])
             c = tuple(int(v) for v in argv[8:11])
             w1write(engine, store, codec, n, c)
-        elif argv[1] == "w1read":
+        elif argv[1] in ("w1read", "w4read"):
             engine, store, mode = argv[2:5]
             n = tuple(int(v) for v in argv[5:8])
-            w1read(engine, store, mode, n, int(argv[8]))
+            w1read(engine, store, mode, n, int(argv[8]), "zarr3" if argv[1] == "w4read" else "zarr")
+        elif argv[1] == "w4write":
+            engine, store, codec = argv[2:5]
+            n, c, s = (tuple(int(v) for v in argv[i : i + 3]) for i in (5, 8, 11))
+            w4write(engine, store, codec, n, c, s)
+        elif argv[1] == "delete":
+            delete(argv[2])
         else:
             raise SystemExit(__doc__)
     except ImportError as e:

@@ -10,7 +10,10 @@
  * includes the caller's buffer, reported as "buffer_kib").
  *
  * Commands:
- *   ncbench w1write URL CODEC NZ NY NX CZ CY CX
+ *   ncbench w1write URL CODEC NZ NY NX CZ CY CX [SZ SY SX]
+ *       with SZ SY SX: chunks stored in shards of that shape (Zarr v3,
+ *       nc_def_var_zarr_shards of netcdf_zarr.h, looked up at run time: a
+ *       library without it answers NC_ENOTBUILT)
  *   ncbench w1read  URL MODE  NZ NY NX [NRANDOM]
  *       MODE: full (into a touched buffer), full-alloc (malloc'd inside the timed
  *       part, first touch included), slab ([:, 500:524, :]), random (NRANDOM
@@ -22,7 +25,8 @@
  * Values are checked on read against the generator (a sample of points), so a
  * fast wrong answer fails.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <math.h>
 #include <netcdf.h>
 #include <netcdf_filter.h>
@@ -177,12 +181,35 @@ static int define_codec(int ncid, int varid, const char *codec) {
     return nf == 0 ? NC_ENOFILTER : NC_NOERR;
 }
 
+/* Shards of shape `shards` for a variable, through this library's extension
+ * (netcdf_zarr.h). It is looked up at run time, so that the same program runs
+ * on a libnetcdf without it (NC_ENOTBUILT), and the shard shape is read back. */
+static int define_shards(int ncid, int varid, const size_t *shards) {
+    typedef int (*def_fn)(int, int, const size_t *);
+    typedef int (*inq_fn)(int, int, int *, size_t *);
+    def_fn def;
+    inq_fn inq;
+    *(void **)&def = dlsym(RTLD_DEFAULT, "nc_def_var_zarr_shards");
+    *(void **)&inq = dlsym(RTLD_DEFAULT, "nc_inq_var_zarr_shards");
+    if (!def || !inq) return NC_ENOTBUILT;
+    int st = def(ncid, varid, shards);
+    if (st != NC_NOERR) return st;
+    int sharded = 0;
+    size_t got[3] = {0, 0, 0};
+    st = inq(ncid, varid, &sharded, got);
+    if (st != NC_NOERR) return st;
+    if (!sharded || memcmp(got, shards, sizeof got) != 0) return NC_EINVAL;
+    return NC_NOERR;
+}
+
 static int w1write(int argc, char **argv) {
-    if (argc != 10) return 1;
+    if (argc != 10 && argc != 13) return 1;
     const char *url = argv[2], *codec = argv[3];
-    size_t n[3], c[3];
+    size_t n[3], c[3], sh[3];
     for (int i = 0; i < 3; i++) n[i] = strtoull(argv[4 + i], NULL, 10);
     for (int i = 0; i < 3; i++) c[i] = strtoull(argv[7 + i], NULL, 10);
+    int sharded = argc == 13;
+    for (int i = 0; sharded && i < 3; i++) sh[i] = strtoull(argv[10 + i], NULL, 10);
     field_init(n[0], n[1], n[2]);
     size_t total = n[0] * n[1] * n[2];
     float *buf = touched(total);
@@ -201,6 +228,7 @@ static int w1write(int argc, char **argv) {
     CHECK("nc_def_var_chunking", nc_def_var_chunking(ncid, varid, NC_CHUNKED, c));
     CHECK("nc_def_var_fill", nc_def_var_fill(ncid, varid, 1, NULL));
     CHECK(codec, define_codec(ncid, varid, codec));
+    if (sharded) CHECK("nc_def_var_zarr_shards", define_shards(ncid, varid, sh));
     CHECK("nc_enddef", nc_enddef(ncid));
     size_t st0[3] = {0, 0, 0};
     CHECK("nc_put_vara_float", nc_put_vara_float(ncid, varid, st0, n, buf));

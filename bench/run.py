@@ -6,7 +6,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--reps N] [--reference LIBFILE] [--ours DIR]
-                 [--scratch DIR] [--only W1,W2,W3,limits,context] [--build-only]
+                 [--scratch DIR] [--only W1,W2,W3,W4,limits,context] [--build-only]
 
 Every workload is one process of bench/ncbench (C, netCDF API only), linked once
 and pointed at a library with LD_LIBRARY_PATH; the process times its own work
@@ -35,10 +35,12 @@ PRESETS = {
     "full": dict(shape=(256, 1024, 1024), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=1000,
                  nvars=2000, reps=3, limits_mib=512, s3_shape=(64, 1024, 1024), context_codecs=CODECS,
                  s3_open_vars=500, s3_cases=[("4 MiB", "none"), ("4 MiB", "zstd1"), ("256 KiB", "none"),
-                                             ("256 KiB", "zstd1")]),
+                                             ("256 KiB", "zstd1")],
+                 w4_shards=(16, 1024, 1024), w4_codecs=["none", "zstd1"]),
     "quick": dict(shape=(16, 1024, 512), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=100,
                   nvars=200, reps=2, limits_mib=32, s3_shape=(16, 1024, 512), context_codecs=["none"],
-                  s3_open_vars=200, s3_cases=[("4 MiB", "none")], s3_context=False),
+                  s3_open_vars=200, s3_cases=[("4 MiB", "none")], s3_context=False,
+                  w4_shards=(16, 512, 512), w4_codecs=["none"]),
 }
 
 
@@ -275,20 +277,36 @@ def w2(R, p, scratch):
 
 class RequestLog:
     """Counts the requests the S3 server served, by kind, from radosgw's access
-    log (its `beast:` lines): every engine is counted the same way, by the server."""
+    log (its `beast:` lines): every engine is counted the same way, by the server.
+    A line ends with the request's Range header (`bytes=A-B`, `-` when none)
+    before `latency=`, and holds the bytes sent and received after the status."""
 
     PAT = None
 
     def __init__(self, server_dir):
         import re
         self.path = os.path.join(server_dir, "log", "client.rgw.a.log")
-        RequestLog.PAT = re.compile(r'beast: .*"([A-Z]+) (\S+) HTTP/[0-9.]+" (\d+)')
+        RequestLog.PAT = re.compile(r'beast: .*"([A-Z]+) (\S+) HTTP/[0-9.]+" (\d+) (\d+) .* (\S+) latency=')
+        # W4: a ranged GET of exactly this many bytes is a shard index fetch
+        # (the index is 16 bytes per inner chunk + 4; no inner chunk of the
+        # W4 stores, whole or in part, has that length).
+        self.index_len = None
 
     def mark(self):
         try:
             return os.path.getsize(self.path)
         except OSError:
             return 0
+
+    @staticmethod
+    def range_len(r):
+        """Bytes a Range header asks for (bytes=A-B, bytes=-N); None when open-ended or absent."""
+        if not r.startswith("bytes="):
+            return None
+        a, _, b = r[6:].partition("-")
+        if a == "":
+            return int(b) if b.isdigit() else None
+        return int(b) - int(a) + 1 if a.isdigit() and b.isdigit() else None
 
     def since(self, pos):
         counts = {}
@@ -298,12 +316,23 @@ class RequestLog:
                 text = f.read().decode("utf-8", "replace")
         except OSError:
             return counts
+
+        def add(k, n=1):
+            counts[k] = counts.get(k, 0) + n
+
         for m in RequestLog.PAT.finditer(text):
-            method, target = m.group(1), m.group(2)
+            method, target, size, rng = m.group(1), m.group(2), int(m.group(4)), m.group(5)
             kind = "LIST" if method == "GET" and ("list-type=" in target or "prefix=" in target) else method
-            counts[kind] = counts.get(kind, 0) + 1
-            if method in ("GET", "PUT") and kind != "LIST" and target.rsplit("/", 1)[-1].startswith(".z"):
-                counts[method + " metadata"] = counts.get(method + " metadata", 0) + 1
+            add(kind)
+            name = target.split("?", 1)[0].rsplit("/", 1)[-1]
+            if method in ("GET", "PUT") and kind != "LIST" and (name.startswith(".z") or name == "zarr.json"):
+                add(method + " metadata")
+            if kind == "GET":
+                add("GET bytes", size)
+                if rng.startswith("bytes="):
+                    add("GET ranged")
+                    if self.index_len is not None and self.range_len(rng) == self.index_len:
+                        add("GET index")
         return counts
 
 
@@ -466,6 +495,147 @@ def w3_open(R, reqlog, endpoint, bucket, env, nvars=500):
                               objects=objects, ours=summarise(runs), ref={"status": "NC_ENOTBUILT (no S3)"}, ctx={}))
 
 
+# ---------------------------------------------------------------- W4: Zarr v3 with sharding
+
+def w4_index_len(p):
+    """Bytes of a W4 shard's index: 16 per inner chunk, and 4 of crc32c."""
+    n = 1
+    for s, c in zip(p["w4_shards"], p["chunks"]):
+        n *= s // c
+    return 16 * n + 4
+
+
+def s3_gc(R):
+    """Have radosgw free deleted and replaced objects now: its garbage
+    collector waits two hours by default, and W4's 1 GiB stores, written
+    three times by each engine, would fill the in-memory OSD before that."""
+    conf = os.path.join(R.s3_server_env["S3TS_DIR"], "ceph.conf")
+    try:
+        subprocess.run(["radosgw-admin", "-c", conf, "gc", "process", "--include-all"], capture_output=True,
+                       timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log(f"radosgw-admin gc process: {e}")
+
+
+def w4(R, p, scratch):
+    """W4: the W1 array as Zarr v3 with sharding, on a directory and on S3,
+    ours against zarrs and tensorstore reading the same store; then the same
+    data as v3 without shards against v2 (ours)."""
+    for codec in p["w4_codecs"]:
+        place = dict(label="dir", env=None, with_ctx=True, wrap=lambda fn: fn, after_write=lambda: None,
+                     write_url=lambda name: url(os.path.join(scratch, name), "nczarr,v3,file"),
+                     read_url=lambda name: url(os.path.join(scratch, name), "nczarr,file"),
+                     ctx=lambda name: os.path.join(scratch, name),
+                     remove=lambda name: rm(os.path.join(scratch, name)))
+        w4_sharded(R, p, codec, place)
+        w4_formats(R, p, scratch, codec)
+    got, why = s3_env(R)
+    if got is None:
+        R.results.append(dict(w="W4", case="S3 (all)", op="s3", ours={"status": why}, ref={"status": why}, ctx={}))
+        return
+    script, env = got
+    reqlog = RequestLog(R.s3_server_env["S3TS_DIR"])
+    reqlog.index_len = w4_index_len(p)
+    try:
+        endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
+
+        def remove(name):
+            R.ctx("delete", f"s3://{bucket}/{name}", env_extra=env)
+            s3_gc(R)
+
+        for codec in p["w4_codecs"]:
+            place = dict(label="S3", env=env, with_ctx=p.get("s3_context", True),
+                         wrap=lambda fn: counted(reqlog, fn), after_write=lambda: s3_gc(R),
+                         write_url=lambda name: f"{endpoint}/{bucket}/{name}#mode=nczarr,v3,s3",
+                         read_url=lambda name: f"{endpoint}/{bucket}/{name}#mode=nczarr,s3",
+                         ctx=lambda name: f"s3://{bucket}/{name}", remove=remove)
+            w4_sharded(R, p, codec, place)
+    finally:
+        subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
+def w4_sharded(R, p, codec, pl):
+    """One codec of W4 in one place (directory or S3): each engine writes its
+    own sharded store (timed), then every engine reads ours."""
+    dims = [str(v) for v in p["shape"]]
+    inner, shards, nrandom = p["chunks"], p["w4_shards"], p["nrandom"]
+    env, label = pl["env"], pl["label"]
+    names = {k: f"w4-{k}-{codec}.zarr" for k in ("ours", "netcdf-c", "zarrs", "tensorstore")}
+    engine = {"zarrs": "zarrs-obstore" if label == "S3" else "zarrs", "tensorstore": "tensorstore"}
+    log(f"W4 {label} {codec}: write")
+
+    def write(lib):
+        def run():
+            if lib == "ours":
+                r = R.nc("ours", "w1write", pl["write_url"](names[lib]), codec, *dims, *inner, *shards,
+                         env_extra=env)
+            else:
+                r = R.ctx("w4write", engine[lib], pl["ctx"](names[lib]), codec, *dims, *inner, *shards,
+                          env_extra=env, timeout=900 if label == "dir" else 600)
+            return r
+        return lambda: (pl["wrap"](run)(), pl["after_write"]())[0]
+
+    libs = ["ours"] + (["zarrs", "tensorstore"] if pl["with_ctx"] else [])
+    writes = {k: summarise(v) for k, v in R.alternate({lib: write(lib) for lib in libs}).items()}
+    # netcdf-c once: it has neither Zarr v3 nor the shards call (nor S3, in the wheel).
+    ref_write = summarise([R.nc("netcdf-c", "w1write", pl["write_url"](names["netcdf-c"]), codec, *dims, *inner,
+                                *shards, env_extra=env)])
+    pl["remove"](names["netcdf-c"])
+    R.results.append(dict(w="W4", case=f"{label} write {codec}", codec=codec, op="write", place=label,
+                          ours=writes["ours"], ref=ref_write, ctx={k: writes[k] for k in libs if k != "ours"}))
+    src = next((k for k in ("ours", "zarrs") if k in writes and writes[k].get("wall") is not None), None)
+    for k in libs:
+        if k != src and k != "ours":
+            pl["remove"](names[k])
+    for mode in ("full", "slab", "random"):
+        log(f"W4 {label} {codec}: read {mode}")
+        if src is None:
+            R.results.append(dict(w="W4", case=f"{label} read {mode} {codec}", codec=codec, op=mode, place=label,
+                                  ours={"status": f"no store ({writes['ours']['status']})"}, ref={"status": "–"},
+                                  ctx={}))
+            continue
+
+        def read(lib):
+            if lib == "ours":
+                run = lambda: R.nc("ours", "w1read", pl["read_url"](names[src]), mode, *dims, nrandom, env_extra=env)
+            else:
+                run = lambda: R.ctx("w4read", engine[lib], pl["ctx"](names[src]) + "/field", mode, *dims, nrandom,
+                                    env_extra=env)
+            return pl["wrap"](run)
+
+        runs = {k: summarise(v) for k, v in R.alternate({lib: read(lib) for lib in libs}).items()}
+        ref = summarise([R.nc("netcdf-c", "w1read", pl["read_url"](names[src]), mode, *dims, nrandom,
+                              env_extra=env)])
+        R.results.append(dict(w="W4", case=f"{label} read {mode} {codec}", codec=codec, op=mode, place=label,
+                              ours=runs["ours"], ref=ref, ctx={k: runs[k] for k in libs if k != "ours"},
+                              src=src, nrandom=nrandom))
+    for k in ("ours", "zarrs"):
+        if k in writes:
+            pl["remove"](names[k])
+
+
+def w4_formats(R, p, scratch, codec):
+    """The same data as Zarr v3 without shards and as v2 (W1's chunks), both
+    written by ours, read whole and as a slab, alternately."""
+    dims = [str(v) for v in p["shape"]]
+    stores = {"v3": (os.path.join(scratch, f"w4-v3-{codec}.zarr"), "nczarr,v3,file"),
+              "v2": (os.path.join(scratch, f"w4-v2-{codec}.zarr"), "nczarr,file")}
+    made = {k: summarise([R.nc("ours", "w1write", url(path, mode), codec, *dims, *p["chunks"])])
+            for k, (path, mode) in stores.items()}
+    for mode in ("full", "slab"):
+        log(f"W4 v3 unsharded vs v2 {codec}: read {mode}")
+        if any(m.get("wall") is None for m in made.values()):
+            runs = {k: {"status": f"no store ({m['status']})"} for k, m in made.items()}
+        else:
+            runs = {k: summarise(v) for k, v in R.alternate({
+                k: (lambda k=k: R.nc("ours", "w1read", url(stores[k][0], "nczarr,file"), mode, *dims))
+                for k in stores}).items()}
+        R.results.append(dict(w="W4", case=f"dir v3 unsharded vs v2, read {mode} {codec}", codec=codec,
+                              op="v3v2", ours=runs["v3"], ref={"status": "–"}, ctx={"v2 (ours)": runs["v2"]}))
+    for path, _ in stores.values():
+        rm(path)
+
+
 def limits(R, limits_bin, p, scratch):
     if limits_bin is None:
         return {}
@@ -508,6 +678,13 @@ def targets(row):
             t.append(("tensorstore", 1.0))
     elif w == "W3" and op == "open":
         t.append(("gets", 3 if row.get("kind") == "consolidated" else None))
+    elif w == "W4" and op in ("full", "slab"):
+        t.append(("zarrs", 1.0))
+        t.append(("tensorstore", 1.0))
+    elif w == "W4" and op == "random" and row.get("place") == "S3":
+        t.append(("shardgets", 2))
+    elif w == "W4" and op == "v3v2":
+        t.append(("v2", 1.05))
     elif w == "W2" and op == "create":
         t.append(("ref", 15.0))
         t.append(("floor", None))
@@ -628,6 +805,25 @@ def ratio_and_targets(row, lim):
                 out.append(f"{gets} GET+LIST for {row.get('objects')} metadata objects (≤{limit}, no HEAD): "
                            f"{'PASS' if ok else 'FAIL'}")
             continue
+        if kind == "shardgets":
+            # Requests of the random reads once each shard's index is in: every
+            # GET but the index fetches and the metadata objects read at open.
+            req = row["ours"].get("requests") or {}
+            n = row.get("nrandom")
+            if ours is None or not req or not n:
+                out.append(f"ranged GETs per random read ≤{want}: n/a")
+            else:
+                data = req.get("GET", 0) - req.get("GET index", 0) - req.get("GET metadata", 0)
+                out.append(f"{data} GETs of inner chunks for {n} reads = {data / n:.2f} per read, besides "
+                           f"{req.get('GET index', 0)} index GETs (≤{want}): {'PASS' if data <= want * n else 'FAIL'}")
+            continue
+        if kind == "v2":
+            v2 = row["ctx"].get("v2 (ours)", {}).get("wall")
+            if ours is None or v2 is None:
+                out.append(f"v3 ÷ v2 time ≤{want:g}: n/a")
+            else:
+                out.append(f"v3 ÷ v2 time {ours / v2:.3f} (≤{want:g}): {'PASS' if ours <= want * v2 else 'FAIL'}")
+            continue
         if kind == "abs":
             if ours is None:
                 out.append(f"< {want * 1000:.0f} ms: n/a")
@@ -653,11 +849,27 @@ def ratio_and_targets(row, lim):
                 if busy is not None:
                     out.append(f"{name}: client {v['cpu']:.2f} s + server {v['server_cpu']:.2f} s CPU = "
                                f"{busy:.0%} of {os.cpu_count()} cores")
-    if row["w"] in ("W1", "W3") and ours is not None and row.get("op") != "open":
+    if row["w"] == "W4" and row.get("place") == "S3":
+        for name, v in [("ours", row["ours"])] + list(row["ctx"].items()):
+            if v.get("requests"):
+                out.append(f"{name} requests: {fmt_w4_requests(v['requests'])}")
+    if row["w"] in ("W1", "W3", "W4") and ours is not None and row.get("op") != "open":
         # Memory: peak RSS at most the caller's buffer + the chunk cache (64 MiB) + 64 MiB.
         over = row["ours"]["rss_mib"] - row["ours"].get("buffer_mib", 0)
         out.append(f"RSS over buffer {over:.0f} MiB (≤128): {'PASS' if over <= 128 else 'FAIL'}")
     return "; ".join(out) if out else ""
+
+
+def fmt_w4_requests(c):
+    """W4's request counts: GETs split into shard-index fetches, metadata objects
+    and ranged reads, with the bytes served."""
+    parts = []
+    if c.get("GET"):
+        parts.append(f"GET {c['GET']} (index {c.get('GET index', 0)}, metadata {c.get('GET metadata', 0)}, "
+                     f"ranged {c.get('GET ranged', 0)}; {c.get('GET bytes', 0) / 2**20:.1f} MiB)")
+    parts += [f"{k} {c[k]}" for k in ("PUT", "LIST", "POST", "DELETE") if c.get(k)]
+    parts.append(f"HEAD {c.get('HEAD', 0)}")
+    return ", ".join(parts)
 
 
 def cores_busy(r):
@@ -726,6 +938,19 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
                  "costs 1.5–2.5 s/GiB on these VMs). zarrs = zarr-python with the zarrs codec pipeline, "
                  "on its own Zarr v2 store of the same values, chunks and codecs; tensorstore reads that "
                  "store and always allocates its result.")
+    if any(row["w"] == "W4" for row in R.results):
+        lines.append("")
+        lines.append(f"W4: the W1 array as Zarr v3 with sharding (`sharding_indexed`, shards {preset['w4_shards']}, "
+                     f"inner chunks {preset['chunks']}, index at the end with crc32c), on `{args.scratch_root}` "
+                     "(dir) and on the S3 server (radosgw on loopback). Each engine writes its own store (timed); "
+                     "every engine then reads the store ours wrote: ours with ncbench, zarrs = zarr-python with the "
+                     "zarrs codec pipeline (on S3 through obstore), tensorstore with its `zarr3` driver (it always "
+                     "allocates its result). netcdf-c runs once per case: it has no Zarr v3 (and the wheel's no S3), "
+                     "and its status is shown. Engines alternate order every repetition. S3 requests are counted "
+                     f"by the server; a ranged GET of exactly {w4_index_len(preset)} bytes (16 per inner chunk + "
+                     "4 of crc32c) is a shard-index fetch, a GET of `zarr.json` a metadata one. `v3 unsharded vs "
+                     "v2`: the same data, chunks and codec written by ours as Zarr v3 without shards (ours column) "
+                     "and as v2, read alternately.")
     lines.append("")
     lines.append("| workload | case | ours | netcdf-c | zarrs | tensorstore | ratios vs targets |")
     lines.append("|---|---|---|---|---|---|---|")
@@ -782,7 +1007,7 @@ def main():
     ap.add_argument("--reference", default=default_reference(), help="the reference libnetcdf file")
     ap.add_argument("--ours", help="directory with our libnetcdf.so.22 (default: cargo build --release)")
     ap.add_argument("--scratch", default="/dev/shm", help="where stores go (default /dev/shm: tmpfs)")
-    ap.add_argument("--only", default="limits,W1,W2,W3,context", help="comma list of parts to run")
+    ap.add_argument("--only", default="limits,W1,W2,W3,W4,context", help="comma list of parts to run")
     ap.add_argument("--no-s3-context", action="store_true",
                     help="W3 without the Python engines (the raw-GET rate is then taken on our store)")
     ap.add_argument("--s3-script", help="S3 server start/stop script (default scripts/s3-server.sh)")
@@ -821,6 +1046,8 @@ def main():
             w2(R, preset, scratch)
         if "W3" in only:
             w3(R, preset, scratch)
+        if "W4" in only:
+            w4(R, preset, scratch)
     finally:
         rm(scratch)
     facts_end = machine_facts()

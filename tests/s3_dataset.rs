@@ -169,21 +169,28 @@ fn consolidated_through_s3_equals_directory() {
     same_as_directory("nczarr,consolidated");
 }
 
-/// Create a new S3 dataset holding `values` as int variable `v` of shape
-/// `shape`, chunked by `chunks`, deflated or not; returns its URL.
-fn create_int_var(
-    srv: &common::S3Server,
-    what: &str,
-    shape: [usize; 3],
+/// How `create_int_var` stores its variable.
+struct Layout {
     chunks: [usize; 3],
     deflate: bool,
-    values: &[i32],
-) -> CString {
+    /// Zarr v3 shards of this shape (None: Zarr v2, no shards).
+    shards: Option<[usize; 3]>,
+}
+
+/// Create a new S3 dataset holding `values` as int variable `v` of shape
+/// `shape`, stored as `layout` says; returns its URL.
+fn create_int_var(srv: &common::S3Server, what: &str, shape: [usize; 3], layout: Layout, values: &[i32]) -> CString {
+    let Layout {
+        chunks,
+        deflate,
+        shards,
+    } = layout;
     let u = c(&format!(
-        "{}/{}/{}/ds.zarr#mode=nczarr,s3",
+        "{}/{}/{}/ds.zarr#mode=nczarr,{}s3",
         srv.endpoint,
         srv.bucket,
-        unique(what)
+        unique(what),
+        if shards.is_some() { "v3," } else { "" }
     ));
     let (mut ncid, mut v) = (0, 0);
     // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
@@ -197,6 +204,9 @@ fn create_int_var(
         check(nc_def_var_chunking(ncid, v, 0, chunks.as_ptr()));
         if deflate {
             check(nc_def_var_deflate(ncid, v, 1, 1, 1));
+        }
+        if let Some(shards) = shards {
+            check(nc_def_var_zarr_shards(ncid, v, shards.as_ptr()));
         }
         check(nc_put_var_int(ncid, v, values.as_ptr()));
         check(nc_close(ncid));
@@ -227,17 +237,48 @@ fn get_strided(ncid: i32, v: i32, start: [usize; 3], count: [usize; 3], stride: 
 #[test]
 fn chunks_decoded_as_they_arrive_land_in_place() {
     let Some(srv) = server() else { return };
+    let layout = Layout {
+        chunks: [2, 4, 5],
+        deflate: true,
+        shards: None,
+    };
+    reads_land_in_place(&srv, "arrival", layout);
+}
+
+/// The same with the chunks as the inner chunks of shards (partial shards at
+/// the edges): their byte ranges are fetched together, neighbours in one
+/// request, and decoded as they arrive; uncompressed, small reads take only
+/// the bytes they need.
+#[test]
+fn inner_chunks_of_shards_land_in_place() {
+    let Some(srv) = server() else { return };
+    for deflate in [false, true] {
+        let layout = Layout {
+            chunks: [2, 4, 5],
+            deflate,
+            shards: Some([4, 8, 10]),
+        };
+        reads_land_in_place(&srv, "sharded", layout);
+    }
+}
+
+/// Write a 6x10x12 int variable stored as `layout`, then read it: a subset
+/// across chunks, strided, whole (some chunks cached), streamed, one value.
+fn reads_land_in_place(srv: &common::S3Server, what: &str, layout: Layout) {
     let (nz, ny, nx) = (6usize, 10usize, 12usize);
     let value = |z: usize, y: usize, x: usize| (z * 1000 + y * 100 + x) as i32;
     let all: Vec<i32> = (0..nz * ny * nx)
         .map(|i| value(i / (ny * nx), i / nx % ny, i % nx))
         .collect();
-    let u = create_int_var(&srv, "arrival", [nz, ny, nx], [2, 4, 5], true, &all);
+    let u = create_int_var(srv, what, [nz, ny, nx], layout, &all);
     let (mut ncid, v) = (0, 0);
     // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
     unsafe {
         check(nc_open(u.as_ptr(), 0, &mut ncid));
-        // A subset across chunk boundaries, no chunk cached yet.
+        // One value, then a subset across chunk boundaries, few chunks cached.
+        let mut one = 0i32;
+        check(nc_get_var1_int(ncid, v, [5usize, 9, 11].as_ptr(), &mut one));
+        assert_eq!(one, value(5, 9, 11), "one value");
         let (start, count) = ([1usize, 2, 3], [4usize, 7, 8]);
         let mut got = vec![0i32; 4 * 7 * 8];
         check(nc_get_vara_int(
@@ -282,7 +323,12 @@ fn streamed_read_of_many_batches_lands_in_place() {
     let value = |i: usize| (i as i32).wrapping_mul(7).wrapping_add(3);
     let all: Vec<i32> = (0..nz * ny * nx).map(value).collect();
     for deflate in [false, true] {
-        let u = create_int_var(&srv, "batches", [nz, ny, nx], [1, ny, nx], deflate, &all);
+        let layout = Layout {
+            chunks: [1, ny, nx],
+            deflate,
+            shards: None,
+        };
+        let u = create_int_var(&srv, "batches", [nz, ny, nx], layout, &all);
         let (mut ncid, v) = (0, 0);
         // SAFETY (all calls): valid NUL-terminated strings, buffers of the sizes passed.
         unsafe {

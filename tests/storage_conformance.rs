@@ -11,7 +11,7 @@ use netcdf::format::markers::{is_marker, replace_rule};
 use netcdf::storage::file::FileStore;
 use netcdf::storage::memory::MemoryStore;
 use netcdf::storage::zip::ZipStore;
-use netcdf::storage::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
+use netcdf::storage::{Capabilities, Durability, Key, RangeAt, RangeRead, Replace, Store, StoreError, StoreResult};
 
 mod common;
 
@@ -42,6 +42,11 @@ mod conformance {
         // A prefix is not an object.
         assert_eq!(s.get(&k("x/y"), 100), Ok(None));
         assert_eq!(s.len(&k("x")), Ok(None));
+        // An object written from parts is their concatenation.
+        s.put_parts(&k("x/y/0.1"), &[&data[..10], &[], &data[10..]]).unwrap();
+        assert_eq!(s.get(&k("x/y/0.1"), 10_000).unwrap().as_deref(), Some(&data[..]));
+        s.put_parts(&k("x/y/0.2"), &[]).unwrap();
+        assert_eq!(s.get(&k("x/y/0.2"), 0), Ok(Some(vec![])));
     }
 
     pub fn overwrite(s: &dyn Store) {
@@ -80,6 +85,82 @@ mod conformance {
         assert_eq!(r(1, u64::MAX), Err(StoreError::Corrupt));
         assert_eq!(r(0, u64::MAX), Err(StoreError::Corrupt));
         assert_eq!(s.get_range(&k("v"), 0, 1), Ok(None));
+    }
+
+    /// Ranges with the object's size (from an offset or at the end), into a
+    /// reused buffer, and scattered parts at their offsets: what a shard's
+    /// index and inner chunks are read with.
+    pub fn sized_ranges(s: &dyn Store) {
+        let data: Vec<u8> = (0..100u8).collect();
+        s.put(&k("sr/c"), &data).unwrap();
+        let key = k("sr/c");
+        let sized = |at, len| s.get_range_sized(&key, at, len);
+        assert_eq!(sized(RangeAt::End, 10), Ok(Some((data[90..].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::End, 100), Ok(Some((data.clone(), 100))));
+        assert_eq!(sized(RangeAt::Offset(0), 4), Ok(Some((data[..4].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::Offset(96), 4), Ok(Some((data[96..].to_vec(), 100))));
+        assert_eq!(sized(RangeAt::End, 0), Ok(Some((vec![], 100))));
+        assert_eq!(sized(RangeAt::End, 101), Err(StoreError::Corrupt));
+        assert_eq!(sized(RangeAt::Offset(97), 4), Err(StoreError::Corrupt));
+        assert_eq!(s.get_range_sized(&k("sr/none"), RangeAt::End, 4), Ok(None));
+        assert_eq!(s.get_range_sized(&k("sr/none"), RangeAt::Offset(0), 4), Ok(None));
+
+        let mut buf = vec![7u8; 3];
+        assert_eq!(s.get_range_into(&key, 20, 30, &mut buf), Ok(true));
+        assert_eq!(buf, &data[20..50]);
+        assert_eq!(s.get_range_into(&key, 99, 1, &mut buf), Ok(true));
+        assert_eq!(buf, [99]);
+        assert_eq!(s.get_range_into(&key, 90, 11, &mut buf), Err(StoreError::Corrupt));
+        assert_eq!(s.get_range_into(&k("sr/none"), 0, 1, &mut buf), Ok(false));
+
+        let (mut a, mut b, mut c) = ([0u8; 3], [0u8; 5], [0u8; 1]);
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(60, &mut b[..]), (10, &mut a[..]), (99, &mut c[..])];
+        assert_eq!(s.read_ranges(&key, &mut parts), Ok(true));
+        assert_eq!((&a[..], &b[..], &c[..]), (&data[10..13], &data[60..65], &data[99..]));
+        let mut d = [0u8; 2];
+        let mut past: Vec<(u64, &mut [u8])> = vec![(0, &mut a[..]), (99, &mut d[..])];
+        assert_eq!(s.read_ranges(&key, &mut past), Err(StoreError::Corrupt));
+        let mut huge: Vec<(u64, &mut [u8])> = vec![(u64::MAX - 1, &mut d[..])];
+        assert_eq!(s.read_ranges(&key, &mut huge), Err(StoreError::Corrupt));
+        let mut absent: Vec<(u64, &mut [u8])> = vec![(0, &mut d[..])];
+        assert_eq!(s.read_ranges(&k("sr/none"), &mut absent), Ok(false));
+        assert_eq!(d, [0; 2], "nothing written for an absent object");
+        let mut none: Vec<(u64, &mut [u8])> = Vec::new();
+        assert_eq!(s.read_ranges(&key, &mut none), Ok(true));
+        assert_eq!(s.read_ranges(&k("sr/none"), &mut none), Ok(false));
+    }
+
+    /// Ranges fetched together, each cut into pieces that arrive in their
+    /// own slots: a piece of an absent object is None, a range past the end
+    /// an error for each of its pieces.
+    pub fn get_ranges(s: &dyn Store) {
+        let data: Vec<u8> = (0..200u8).collect();
+        s.put(&k("gr/a"), &data).unwrap();
+        s.put(&k("gr/b"), &data[..50]).unwrap();
+        let read = |key: &str, offset, len, pieces: Vec<(usize, u64, u64)>| RangeRead {
+            key: k(key),
+            offset,
+            len,
+            pieces,
+        };
+        let reads = vec![
+            // (Pieces may overlap, or be empty.)
+            read("gr/a", 10, 30, vec![(2, 0, 5), (0, 20, 10), (6, 30, 0), (7, 2, 6)]),
+            read("gr/b", 0, 50, vec![(1, 0, 50)]),
+            read("gr/none", 0, 4, vec![(3, 0, 4)]),
+            read("gr/b", 40, 20, vec![(4, 0, 20), (5, 10, 10)]),
+        ];
+        let got = s.start_get_ranges(8, reads);
+        assert_eq!(got.take(0), Ok(Some(data[30..40].to_vec())));
+        assert_eq!(got.take(1), Ok(Some(data[..50].to_vec())));
+        assert_eq!(got.take(2), Ok(Some(data[10..15].to_vec())));
+        assert_eq!(got.take(3), Ok(None));
+        assert_eq!(got.take(4), Err(StoreError::Corrupt));
+        assert_eq!(got.take(5), Err(StoreError::Corrupt));
+        assert_eq!(got.take(6), Ok(Some(vec![])));
+        assert_eq!(got.take(7), Ok(Some(data[12..18].to_vec())));
+        assert!(got.take_any().is_none(), "every piece taken");
+        assert!(s.start_get_ranges(0, Vec::new()).take_any().is_none());
     }
 
     pub fn lists(s: &dyn Store) {
@@ -320,7 +401,7 @@ macro_rules! conformance_suite {
         mod $backend {
             use super::*;
             conformance_suite!(@tests $make;
-                get_absent, round_trip, overwrite, max_len, ranges, lists, list_order,
+                get_absent, round_trip, overwrite, max_len, ranges, sized_ranges, get_ranges, lists, list_order,
                 deletes, odd_keys, empty_object, object_prefix_conflict,
                 concurrent_distinct, concurrent_same_key, concurrent_put_delete, read_parts, flush);
         }
@@ -944,6 +1025,8 @@ mod s3 {
         overwrite,
         max_len,
         ranges,
+        sized_ranges,
+        get_ranges,
         lists,
         list_order,
         deletes,
@@ -1011,6 +1094,14 @@ mod s3 {
         assert_eq!(s.0.get(&k("big/0"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
         let r = s.0.get_range(&k("big/0"), (5 << 20) - 3, 10).unwrap().unwrap();
         assert_eq!(r, &big[(5 << 20) - 3..(5 << 20) + 7]);
+        // The same object from parts whose bounds are not the upload's parts
+        // (a shard: chunks, then the index), and from parts under the threshold.
+        let (a, b) = big.split_at(3 << 20);
+        let (b, c) = b.split_at(b.len() - 7);
+        s.0.put_parts(&k("big/1"), &[a, &[], b, c]).unwrap();
+        assert_eq!(s.0.get(&k("big/1"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
+        s.0.put_parts(&k("big/2"), &[&big[..10], &big[10..20]]).unwrap();
+        assert_eq!(s.0.get(&k("big/2"), 100).unwrap().as_deref(), Some(&big[..20]));
         // Batches: 50 objects written and read concurrently, one absent.
         let objs: Vec<(Key, Vec<u8>)> = (0..50)
             .map(|i| (k(&format!("v/{i}")), vec![i as u8; 1000 + i]))

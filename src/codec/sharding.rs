@@ -233,16 +233,29 @@ impl ShardLayout {
     /// Assemble a shard from its encoded inner chunks (position order;
     /// None: absent). None when every chunk is absent (no shard is stored).
     pub fn encode_shard(&self, chunks: &[Option<Vec<u8>>]) -> NcResult<Option<Vec<u8>>> {
+        let Some(index) = self.encode_index(chunks)? else {
+            return Ok(None);
+        };
+        let data: usize = chunks.iter().flatten().map(Vec::len).sum();
+        let total = data.checked_add(index.len()).ok_or(NcError::NoMem)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(total).map_err(|_| NcError::NoMem)?;
+        for part in self.shard_parts(chunks, &index) {
+            out.extend_from_slice(part);
+        }
+        Ok(Some(out))
+    }
+
+    /// The encoded index of a shard holding `chunks` (one per position,
+    /// stored one after the other in position order); None when every
+    /// chunk is absent (no shard).
+    pub fn encode_index(&self, chunks: &[Option<Vec<u8>>]) -> NcResult<Option<Vec<u8>>> {
         if chunks.len() != self.count {
             return Err(NcError::Internal);
         }
         if chunks.iter().all(Option::is_none) {
             return Ok(None);
         }
-        let data: usize = chunks.iter().flatten().map(Vec::len).sum();
-        let total = data.checked_add(self.index_len() as usize).ok_or(NcError::NoMem)?;
-        let mut out = Vec::new();
-        out.try_reserve_exact(total).map_err(|_| NcError::NoMem)?;
         let base = if self.index_at_start { self.index_len() } else { 0 };
         let mut index = Vec::with_capacity(self.index_len() as usize);
         let mut at = base;
@@ -267,16 +280,22 @@ impl ShardLayout {
             let s = crc32c(&index);
             index.extend_from_slice(&s.to_le_bytes());
         }
+        Ok(Some(index))
+    }
+
+    /// The pieces of a shard in stored order: its chunks and its index
+    /// (from `encode_index` of the same chunks), for a write that gathers
+    /// them without joining them first.
+    pub fn shard_parts<'a>(&self, chunks: &'a [Option<Vec<u8>>], index: &'a [u8]) -> Vec<&'a [u8]> {
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
         if self.index_at_start {
-            out.extend_from_slice(&index);
+            parts.push(index);
         }
-        for c in chunks.iter().flatten() {
-            out.extend_from_slice(c);
-        }
+        parts.extend(chunks.iter().flatten().map(Vec::as_slice));
         if !self.index_at_start {
-            out.extend_from_slice(&index);
+            parts.push(index);
         }
-        Ok(Some(out))
+        parts
     }
 }
 

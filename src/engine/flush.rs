@@ -100,7 +100,7 @@ pub(super) fn write_evicted(chunks: &VarChunks, store: &dyn Store, ev: Vec<Evict
         }
     }
     let put = |e: &Evicted| -> NcResult<()> { chunks.store(&e.idx, &e.data) };
-    let r = if dirty.len() > 1 && chunks.concurrent() {
+    let r = if dirty.len() > 1 && chunks.batched_writes() {
         let encoded: Vec<NcResult<Encoded<'_>>> = pool::on_pool(|| {
             dirty
                 .par_iter()
@@ -188,7 +188,7 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
         .enumerate()
         .flat_map(|(var, d)| (0..d.idxs.len()).map(move |chunk| DirtyChunk { var, chunk }))
         .collect();
-    let concurrent = vars.iter().any(|d| d.chunks.concurrent());
+    let concurrent = vars.iter().any(|d| d.chunks.batched_writes());
     let results: Vec<NcResult<()>> = {
         let ds: &Dataset = ds;
         let vars = &vars;

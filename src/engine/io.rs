@@ -41,6 +41,13 @@ impl VarChunks {
         self.source.concurrent_requests()
     }
 
+    /// Whether writes go in bounded batches of encoded chunks, each batch
+    /// stored together: with many requests in flight (S3), and where chunks
+    /// share objects (shards, rewritten once per batch).
+    pub fn batched_writes(&self) -> bool {
+        self.concurrent() || self.source.writes_together()
+    }
+
     /// Fetch and decode one whole chunk (fill when absent).
     pub fn load(&self, idx: &[u64]) -> NcResult<ChunkData> {
         let limits = self.spec.stored_limits()?;

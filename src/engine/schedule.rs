@@ -71,10 +71,15 @@ impl ReadPlan {
 }
 
 /// Chunks per batch of a write's whole chunks: each job holds only its own
-/// chunk, so without overlapping requests they all go to the pool together
-/// (no wait between batches); with them (S3), in bounded batches.
-pub(super) fn whole_chunk_batch(whole: usize, concurrent: bool, per_batch: usize) -> usize {
-    if concurrent { per_batch } else { whole.max(1) }
+/// chunk, so without batched writes they all go to the pool together (no
+/// wait between batches); with them (S3, shards), in bounded batches of
+/// whole objects (`per_object` chunks each: a shard is then written once).
+pub(super) fn whole_chunk_batch(whole: usize, batched: bool, per_batch: usize, per_object: usize) -> usize {
+    if batched {
+        per_batch.div_ceil(per_object.max(1)).max(1) * per_object.max(1)
+    } else {
+        whole.max(1)
+    }
 }
 
 /// A block of caller memory: the output element it starts at and its items.
@@ -296,9 +301,12 @@ mod tests {
         assert_eq!((p.streaming, p.lookahead, p.per_batch), (true, true, 24));
         let p = ReadPlan::new(0, mib, 0, false, 2);
         assert_eq!((p.streaming, p.per_batch), (false, 32));
-        assert_eq!(whole_chunk_batch(0, false, 7), 1);
-        assert_eq!(whole_chunk_batch(100, false, 7), 100);
-        assert_eq!(whole_chunk_batch(100, true, 7), 7);
+        assert_eq!(whole_chunk_batch(0, false, 7, 1), 1);
+        assert_eq!(whole_chunk_batch(100, false, 7, 1), 100);
+        assert_eq!(whole_chunk_batch(100, true, 7, 1), 7);
+        assert_eq!(whole_chunk_batch(100, true, 7, 16), 16, "whole shards");
+        assert_eq!(whole_chunk_batch(100, true, 20, 16), 32);
+        assert_eq!(whole_chunk_batch(100, true, 16, 16), 16);
     }
 
     #[test]

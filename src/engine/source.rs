@@ -111,6 +111,20 @@ pub(super) trait ChunkSource: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Where chunk `idx` sits among chunks that share an object: (the
+    /// object's position, the chunk's place in it); None (the default) when
+    /// each chunk is an object of its own. Writes sort their chunks by it,
+    /// so that a batch holds whole objects.
+    fn place(&self, idx: &[u64]) -> Option<(Vec<u64>, usize)> {
+        let _ = idx;
+        None
+    }
+
+    /// Chunks per shared object (1: none is shared).
+    fn chunks_per_object(&self) -> usize {
+        1
+    }
+
     /// Store several chunks, as `put` each (by default one after the
     /// other); one result per chunk, in order.
     fn put_many(&self, chunks: Vec<(&[u64], Vec<u8>)>) -> Vec<NcResult<()>> {
@@ -275,6 +289,8 @@ pub(super) enum Arriving {
     Store(Arc<Arrivals>),
     /// Fetched already (None once taken).
     Fetched(Mutex<Vec<Option<Fetched>>>),
+    /// Byte ranges of shards, fetched concurrently, as they arrive.
+    Ranged(super::shard::Ranged),
 }
 
 impl Arriving {
@@ -282,6 +298,7 @@ impl Arriving {
     pub fn take(&self, i: usize) -> Fetched {
         match self {
             Arriving::Store(a) => Ok(a.take(i)?),
+            Arriving::Ranged(r) => r.take(i),
             Arriving::Fetched(v) => {
                 let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
                 v.get_mut(i).and_then(Option::take).unwrap_or(Err(NcError::Internal))
@@ -294,6 +311,7 @@ impl Arriving {
     pub fn take_any(&self) -> Option<(usize, Fetched)> {
         match self {
             Arriving::Store(a) => a.take_any().map(|(i, r)| (i, r.map_err(NcError::from))),
+            Arriving::Ranged(r) => r.take_any(),
             Arriving::Fetched(v) => {
                 let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
                 v.iter_mut().enumerate().find_map(|(i, f)| f.take().map(|f| (i, f)))

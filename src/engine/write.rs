@@ -76,7 +76,7 @@ pub fn put_vars(
     let var = ds.var_mut(grp, varid)?;
     var.data_written = true;
     let work = sel.chunks();
-    let per_batch = chunks_per_batch(chunks.concurrent(), chunks.spec.chunk_bytes(), pool::threads());
+    let per_batch = chunks_per_batch(chunks.batched_writes(), chunks.spec.chunk_bytes(), pool::threads());
     let (mut whole, mut partial): (Vec<&ChunkSel>, Vec<&ChunkSel>) = work
         .iter()
         .partition(|c| chunks.spec.ty != NcType::String && !var.cache.contains(&c.idx) && sel.covers(&c.segs, &shape));
@@ -84,6 +84,10 @@ pub fn put_vars(
         count: whole.len(),
         chunk_bytes: chunks.spec.chunk_bytes(),
     };
+    if chunks.source.writes_together() {
+        // The chunks of one shard next to each other: batches of whole shards.
+        whole.sort_by_cached_key(|c| chunks.source.place(&c.idx));
+    }
     let defer = whole_chunks.defer(pool::threads(), var.cache.size, deferred_before);
     if defer {
         partial.append(&mut whole);
@@ -214,7 +218,13 @@ impl Writer<'_> {
     /// range for the file type (stored anyway, as netcdf-c does).
     fn store_whole(&self, var: &mut Var, whole: &[&ChunkSel], per_batch: usize) -> NcResult<bool> {
         let mut out_of_range = false;
-        for jobs in whole.chunks(whole_chunk_batch(whole.len(), self.chunks.concurrent(), per_batch)) {
+        let batch = whole_chunk_batch(
+            whole.len(),
+            self.chunks.batched_writes(),
+            per_batch,
+            self.chunks.source.chunks_per_object(),
+        );
+        for jobs in whole.chunks(batch) {
             let results = if self.chunks.source.writes_together() {
                 self.store_together(jobs)
             } else {

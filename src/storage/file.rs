@@ -64,7 +64,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -171,6 +171,41 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64, path: &Path) -> Store
         }
         Err(e) => Err(io_error("read", path, &e)),
     }
+}
+
+/// Read parts (offset in the file, destination; inside the file) straight
+/// into place. Parts that follow each other in the file form a span, read
+/// with one call: many small parts (a chunk row by row) through a bounce
+/// buffer and one copy each, which costs the kernel far less than a preadv
+/// of thousands of small buffers; larger parts by preadv straight into place
+/// (at most IOV_MAX buffers a call). A gap in the file starts a new span.
+fn read_spans(file: &File, parts: &mut [(u64, &mut [u8])], path: &Path) -> StoreResult<()> {
+    parts.sort_unstable_by_key(|p| p.0);
+    let mut i = 0;
+    while i < parts.len() {
+        let start = parts[i].0;
+        let mut end = start;
+        let mut j = i;
+        while j < parts.len() && parts[j].0 == end && (end - start) < BOUNCE_MAX as u64 {
+            end += parts[j].1.len() as u64;
+            j += 1;
+        }
+        let span = (end - start) as usize;
+        let n = j - i;
+        if n >= BOUNCE_MIN_PARTS && span / n < BOUNCE_PART_BELOW && span <= BOUNCE_MAX {
+            read_bounced(file, &mut parts[i..j], start, span, path)?;
+        } else {
+            let mut k = i;
+            while k < j {
+                let m = (j - k).min(IOV_MAX);
+                let at = parts[k].0;
+                read_vectored_exact(file, &mut parts[k..k + m], at, path)?;
+                k += m;
+            }
+        }
+        i = j;
+    }
+    Ok(())
 }
 
 /// Fill consecutive parts (contiguous in the file from `offset`, `span`
@@ -957,37 +992,64 @@ impl Store for FileStore {
             return Ok(false);
         };
         super::check_parts(key, size, expect_len, parts)?;
-        parts.sort_unstable_by_key(|p| p.0);
-        // Parts that follow each other in the file form a span, read with
-        // one call: many small parts (a chunk row by row) through a bounce
-        // buffer and one copy each, which costs the kernel far less than a
-        // preadv of thousands of small buffers; larger parts by preadv
-        // straight into place (at most IOV_MAX buffers a call). A gap in the
-        // file starts a new span.
-        let mut i = 0;
-        while i < parts.len() {
-            let start = parts[i].0;
-            let mut end = start;
-            let mut j = i;
-            while j < parts.len() && parts[j].0 == end && (end - start) < BOUNCE_MAX as u64 {
-                end += parts[j].1.len() as u64;
-                j += 1;
-            }
-            let span = (end - start) as usize;
-            let n = j - i;
-            if n >= BOUNCE_MIN_PARTS && span / n < BOUNCE_PART_BELOW && span <= BOUNCE_MAX {
-                read_bounced(&file, &mut parts[i..j], start, span, &path)?;
-            } else {
-                let mut k = i;
-                while k < j {
-                    let m = (j - k).min(IOV_MAX);
-                    let at = parts[k].0;
-                    read_vectored_exact(&file, &mut parts[k..k + m], at, &path)?;
-                    k += m;
-                }
-            }
-            i = j;
+        read_spans(&file, parts, &path)?;
+        Ok(true)
+    }
+
+    /// Read into the spare capacity of `buf` (no zeroing first).
+    fn get_range_into(&self, key: &Key, offset: u64, len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
+        let path = self.path_of(key)?;
+        let Some((mut file, size)) = open_regular(&path)? else {
+            return Ok(false);
+        };
+        if offset.checked_add(len).is_none_or(|end| end > size) {
+            crate::nclog!(
+                Level::Error,
+                "file store: range {}+{} is past the end of {} ({} bytes)",
+                offset,
+                len,
+                path.display(),
+                size
+            );
+            return Err(StoreError::Corrupt);
         }
+        buf.clear();
+        let n = usize::try_from(len).map_err(|_| StoreError::OutOfMemory)?;
+        if buf.try_reserve_exact(n).is_err() {
+            crate::nclog!(Level::Error, "file store: cannot allocate {} bytes", n);
+            return Err(StoreError::OutOfMemory);
+        }
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| io_error("seek", &path, &e))?;
+        file.take(len)
+            .read_to_end(buf)
+            .map_err(|e| io_error("read", &path, &e))?;
+        if buf.len() != n {
+            crate::nclog!(Level::Error, "file store: {} shrank while read", path.display());
+            return Err(StoreError::Corrupt);
+        }
+        Ok(true)
+    }
+
+    fn read_ranges(&self, key: &Key, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
+        let path = self.path_of(key)?;
+        let Some((file, size)) = open_regular(&path)? else {
+            return Ok(false);
+        };
+        if let Some(span) = super::span_of(parts)
+            && span.end > size
+        {
+            crate::nclog!(
+                Level::Error,
+                "file store: range {}..{} is past the end of {} ({} bytes)",
+                span.start,
+                span.end,
+                path.display(),
+                size
+            );
+            return Err(StoreError::Corrupt);
+        }
+        read_spans(&file, parts, &path)?;
         Ok(true)
     }
 

@@ -100,6 +100,47 @@ impl Arrivals {
     }
 }
 
+/// One request of `Store::start_get_ranges`: `len` bytes of `key` from
+/// `offset`, cut into pieces that each arrive in a slot of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeRead {
+    pub key: Key,
+    pub offset: u64,
+    pub len: u64,
+    /// (slot, offset in the range, length) of each piece.
+    pub pieces: Vec<(usize, u64, u64)>,
+}
+
+impl RangeRead {
+    /// Hand the range's result to its pieces: each gets its bytes (a piece
+    /// that is the whole range gets the buffer itself), None when the
+    /// object is absent, or the error.
+    pub fn deliver(&self, arrivals: &Arrivals, got: Fetched) {
+        match got {
+            Ok(Some(bytes)) if matches!(self.pieces[..], [(_, 0, n)] if n == bytes.len() as u64) => {
+                arrivals.deliver(self.pieces[0].0, Ok(Some(bytes)));
+            }
+            Ok(Some(bytes)) => {
+                for &(slot, at, n) in &self.pieces {
+                    let piece = usize::try_from(at)
+                        .ok()
+                        .zip(usize::try_from(n).ok())
+                        .and_then(|(at, n)| bytes.get(at..at.checked_add(n)?));
+                    arrivals.deliver(slot, piece.map(|p| Some(p.to_vec())).ok_or(StoreError::Internal));
+                }
+            }
+            Ok(None) => self
+                .pieces
+                .iter()
+                .for_each(|&(slot, _, _)| arrivals.deliver(slot, Ok(None))),
+            Err(e) => self
+                .pieces
+                .iter()
+                .for_each(|&(slot, _, _)| arrivals.deliver(slot, Err(e))),
+        }
+    }
+}
+
 /// The largest metadata object (JSON) the library will read: 64 MiB.
 pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 
@@ -198,6 +239,15 @@ pub enum Durability {
     Stable,
 }
 
+/// Where a ranged read of a known length lies in its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeAt {
+    /// From this byte offset.
+    Offset(u64),
+    /// The last bytes of the object (a shard index at its end).
+    End,
+}
+
 /// What a backend can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -241,6 +291,66 @@ pub trait Store: Send + Sync + std::fmt::Debug {
             return Ok(false);
         };
         copy_parts(key, &obj, expect_len, parts)?;
+        Ok(true)
+    }
+
+    /// Like `get_range`, but into `buf` (cleared first), reusing its memory.
+    /// Returns false when the object is absent.
+    fn get_range_into(&self, key: &Key, offset: u64, len: u64, buf: &mut Vec<u8>) -> StoreResult<bool> {
+        match self.get_range(key, offset, len)? {
+            Some(b) => {
+                *buf = b;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// `len` bytes at `at` and the size of the whole object, or None when
+    /// the object is absent; an object too short for the range is
+    /// `StoreError::Corrupt`. By default `len`, then `get_range`; S3 asks
+    /// once (a ranged GET tells the object's size).
+    fn get_range_sized(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        let Some(size) = self.len(key)? else {
+            return Ok(None);
+        };
+        let offset = match at {
+            RangeAt::Offset(o) => o,
+            RangeAt::End => size.checked_sub(len).ok_or_else(|| {
+                crate::nclog!(
+                    crate::log::Level::Error,
+                    "{}: {} bytes, fewer than the {} asked for at its end",
+                    key.as_str(),
+                    size,
+                    len
+                );
+                StoreError::Corrupt
+            })?,
+        };
+        Ok(self.get_range(key, offset, len)?.map(|b| (b, size)))
+    }
+
+    /// Read parts of an object at their offsets straight into caller memory
+    /// (parts do not overlap; unlike `read_parts`, the object's size is not
+    /// fixed). A part past the object's end is `StoreError::Corrupt`.
+    /// Returns false when the object is absent (nothing written). By
+    /// default one `get_range` over the parts' span, then copies; files read
+    /// in place (`preadv`).
+    fn read_ranges(&self, key: &Key, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
+        let Some(span) = span_of(parts) else {
+            return Ok(self.len(key)?.is_some());
+        };
+        let Some(bytes) = self.get_range(key, span.start, span.end - span.start)? else {
+            return Ok(false);
+        };
+        for (off, dst) in parts.iter_mut() {
+            let at = usize::try_from(*off - span.start).map_err(|_| StoreError::Internal)?;
+            let src = at
+                .checked_add(dst.len())
+                .and_then(|end| bytes.get(at..end))
+                .ok_or(StoreError::Internal)?;
+            dst.copy_from_slice(src);
+        }
         Ok(true)
     }
 
@@ -297,6 +407,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         arrivals
     }
 
+    /// Start fetching ranges of objects (the inner chunks of shards); each
+    /// piece can be taken from its slot of the result (`slots` slots, each
+    /// filled by one piece) as soon as its range has arrived, None when the
+    /// object is absent. By default fetched here, one after the other;
+    /// backends whose `concurrent_requests` is true issue them concurrently.
+    fn start_get_ranges(&self, slots: usize, reads: Vec<RangeRead>) -> std::sync::Arc<Arrivals> {
+        let arrivals = Arrivals::new(slots);
+        for r in &reads {
+            r.deliver(&arrivals, self.get_range(&r.key, r.offset, r.len));
+        }
+        // (A slot no piece names must not be waited for forever.)
+        arrivals.fail_pending(StoreError::Internal);
+        arrivals
+    }
+
     /// Write several objects, as `put` each; one result per object, in order.
     /// Backends whose `concurrent_requests` is true issue them concurrently.
     fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
@@ -338,6 +463,17 @@ pub fn check_parts(key: &Key, len: u64, expect_len: u64, parts: &[(u64, &mut [u8
         }
     }
     Ok(())
+}
+
+/// The bytes that parts at offsets cover, first to last (None when there
+/// are none); a part whose end overflows is `StoreError::Corrupt`.
+pub fn span_of(parts: &[(u64, &mut [u8])]) -> Option<std::ops::Range<u64>> {
+    let lo = parts.iter().map(|(o, _)| *o).min()?;
+    let hi = parts
+        .iter()
+        .map(|(o, d)| o.checked_add(d.len() as u64).unwrap_or(u64::MAX))
+        .max()?;
+    Some(lo..hi)
 }
 
 /// `read_parts` over an object already in memory.

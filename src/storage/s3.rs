@@ -58,7 +58,7 @@ use object_store::{
 };
 use tokio::sync::Semaphore;
 
-use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
+use super::{Capabilities, Durability, Key, RangeAt, RangeRead, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 pub use config::{Environment, S3Config};
 
@@ -491,57 +491,201 @@ impl S3Store {
     }
 
     async fn get_range_async(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<Vec<u8>>> {
-        Ok(self.get_range_sized(key, offset, len).await?.map(|(b, _)| b))
+        Ok(self
+            .get_range_sized_async(key, RangeAt::Offset(offset), len)
+            .await?
+            .map(|(b, _)| b))
     }
 
-    /// A ranged GET: the bytes and the size of the whole object.
-    async fn get_range_sized(&self, key: &Key, offset: u64, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
-        let end = offset.checked_add(len);
-        let (Some(end), true) = (end, len > 0) else {
-            // Nothing to fetch (or an impossible range): only existence and size matter.
-            return match self.head_async(key).await? {
-                None => Ok(None),
-                Some(size) if end.is_some_and(|e| e <= size) => Ok(Some((Vec::new(), size))),
-                Some(size) => Err(self.past_end(key, offset, len, size)),
-            };
+    /// A ranged GET of `len` bytes at `at` (`bytes=A-B`, or `bytes=-N` for
+    /// the end): the bytes and the size of the whole object.
+    async fn get_range_sized_async(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        let r = match self.ranged_get(key, at, len).await? {
+            Ranged::Absent => return Ok(None),
+            Ranged::Empty(size) => return Ok(Some((Vec::new(), size))),
+            Ranged::Body(r) => r,
         };
-        if key.is_root() {
-            return Ok(None);
-        }
-        let path = self.path(key)?;
-        let opts = GetOptions {
-            range: Some(GetRange::Bounded(offset..end)),
-            ..GetOptions::default()
-        };
-        let result = {
-            let _permit = self.permit().await?;
-            self.client.get_opts(&path, opts).await
-        };
-        let r = match result {
-            Ok(r) => r,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => {
-                // 416 for a range starting past the end, or a real failure.
-                return match self.head_async(key).await {
-                    Ok(None) => Ok(None),
-                    Ok(Some(size)) if end > size => Err(self.past_end(key, offset, len, size)),
-                    _ => Err(self.fail(Op::Get, key.as_str(), &e)),
-                };
-            }
-        };
-        if r.range != (offset..end) {
-            return Err(self.past_end(key, offset, len, r.meta.size));
-        }
         let total = r.meta.size;
         let mut buf = Vec::new();
         self.read_body(key, r.into_stream(), len, &mut buf).await?;
         Ok(Some((buf, total)))
     }
 
-    async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
+    /// Send a ranged GET of `len` bytes at `at` and check the answer's
+    /// range; an empty range only asks whether the object is there (a
+    /// HEAD), and so does a failed GET, to tell a range past the end
+    /// (`StoreError::Corrupt`) from a failure.
+    async fn ranged_get(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Ranged> {
+        // The range asked for, and the size an object needs to hold it.
+        let (range, needs) = match at {
+            RangeAt::Offset(offset) => match offset.checked_add(len) {
+                Some(end) if len > 0 => (GetRange::Bounded(offset..end), end),
+                end => {
+                    // Nothing to fetch (or an impossible range): only existence and size matter.
+                    return match self.head_async(key).await? {
+                        None => Ok(Ranged::Absent),
+                        Some(size) if end.is_some_and(|e| e <= size) => Ok(Ranged::Empty(size)),
+                        Some(size) => Err(self.past_end(key, offset, len, size)),
+                    };
+                }
+            },
+            RangeAt::End if len == 0 => {
+                return Ok(self.head_async(key).await?.map_or(Ranged::Absent, Ranged::Empty));
+            }
+            RangeAt::End => (GetRange::Suffix(len), len),
+        };
+        if key.is_root() {
+            return Ok(Ranged::Absent);
+        }
         let path = self.path(key)?;
-        if data.len() < self.opts.multipart_threshold {
-            let payload = PutPayload::from(Bytes::copy_from_slice(data));
+        let opts = GetOptions {
+            range: Some(range),
+            ..GetOptions::default()
+        };
+        let result = {
+            let _permit = self.permit().await?;
+            self.client.get_opts(&path, opts).await
+        };
+        let start = |size: u64| match at {
+            RangeAt::Offset(o) => o,
+            RangeAt::End => size.saturating_sub(len),
+        };
+        let r = match result {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => return Ok(Ranged::Absent),
+            Err(e) => {
+                // 416 for a range starting past the end, or a real failure.
+                return match self.head_async(key).await {
+                    Ok(None) => Ok(Ranged::Absent),
+                    Ok(Some(size)) if needs > size => Err(self.past_end(key, start(size), len, size)),
+                    _ => Err(self.fail(Op::Get, key.as_str(), &e)),
+                };
+            }
+        };
+        let total = r.meta.size;
+        // (A suffix longer than the object is answered with the whole object.)
+        if r.range.end.saturating_sub(r.range.start) != len || r.range.start != start(total) {
+            return Err(self.past_end(key, start(total), len, total));
+        }
+        Ok(Ranged::Body(r))
+    }
+
+    /// One request of `start_get_ranges`: its body is cut into the pieces
+    /// as it arrives (each byte copied once, from the connection's buffers
+    /// into its piece), and each piece is handed over the moment its last
+    /// byte is in.
+    async fn get_pieces(&self, r: &RangeRead, arrivals: &super::Arrivals) {
+        let pieces_fit = r
+            .pieces
+            .iter()
+            .all(|&(_, at, n)| at.checked_add(n).is_some_and(|end| end <= r.len));
+        if r.len == 0 || !pieces_fit {
+            // (Nothing to stream; a piece outside its range is the caller's bug.)
+            let got = if pieces_fit {
+                self.get_range_async(&r.key, r.offset, r.len).await
+            } else {
+                Err(StoreError::Internal)
+            };
+            r.deliver(arrivals, got);
+            return;
+        }
+        let mut done = vec![false; r.pieces.len()];
+        let result = self.stream_pieces(r, arrivals, &mut done).await;
+        for (&(slot, _, _), done) in r.pieces.iter().zip(done) {
+            if !done {
+                arrivals.deliver(
+                    slot,
+                    match result {
+                        Ok(()) => Err(StoreError::Internal),
+                        Err(e) => Err(e),
+                    },
+                );
+            }
+        }
+    }
+
+    /// The body of `get_pieces`: marks in `done` the pieces it delivered;
+    /// an absent object delivers None to every piece.
+    async fn stream_pieces(&self, r: &RangeRead, arrivals: &super::Arrivals, done: &mut [bool]) -> StoreResult<()> {
+        let resp = match self.ranged_get(&r.key, RangeAt::Offset(r.offset), r.len).await? {
+            Ranged::Body(resp) => resp,
+            Ranged::Absent | Ranged::Empty(_) => {
+                for (&(slot, _, _), d) in r.pieces.iter().zip(done.iter_mut()) {
+                    arrivals.deliver(slot, Ok(None));
+                    *d = true;
+                }
+                return Ok(());
+            }
+        };
+        let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(r.pieces.len());
+        for &(_, _, n) in &r.pieces {
+            let mut b = Vec::new();
+            b.try_reserve_exact(usize::try_from(n).map_err(|_| StoreError::OutOfMemory)?)
+                .map_err(|_| StoreError::OutOfMemory)?;
+            bufs.push(b);
+        }
+        let mut body = resp.into_stream();
+        let mut pos = 0u64;
+        loop {
+            // Pieces complete so far (empty ones at once) are handed over.
+            for (j, &(slot, at, n)) in r.pieces.iter().enumerate() {
+                if !done[j] && at + n <= pos.max(at) {
+                    arrivals.deliver(slot, Ok(Some(std::mem::take(&mut bufs[j]))));
+                    done[j] = true;
+                }
+            }
+            let Some(part) = body.next().await else { break };
+            let part = part.map_err(|e| self.fail(Op::Get, r.key.as_str(), &e))?;
+            let end = pos + part.len() as u64;
+            if end > r.len {
+                crate::nclog!(
+                    Level::Error,
+                    "s3 store: {}/{}: the server sent more than the {} bytes it announced",
+                    self.name,
+                    r.key.as_str(),
+                    r.len
+                );
+                return Err(StoreError::Remote);
+            }
+            for (j, &(_, at, n)) in r.pieces.iter().enumerate() {
+                let (lo, hi) = (at.max(pos), (at + n).min(end));
+                if !done[j] && lo < hi {
+                    bufs[j].extend_from_slice(&part[(lo - pos) as usize..(hi - pos) as usize]);
+                }
+            }
+            pos = end;
+        }
+        if pos != r.len {
+            crate::nclog!(
+                Level::Error,
+                "s3 store: {}/{}: body ended after {} of {} bytes",
+                self.name,
+                r.key.as_str(),
+                pos,
+                r.len
+            );
+            return Err(StoreError::Remote);
+        }
+        Ok(())
+    }
+
+    async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
+        self.put_parts_async(key, &[data]).await
+    }
+
+    /// One PUT of the parts joined, or a multipart upload fed from the parts
+    /// as they are (a shard: its chunks and its index, never joined first).
+    async fn put_parts_async(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
+        let path = self.path(key)?;
+        let total = parts
+            .iter()
+            .try_fold(0usize, |a, p| a.checked_add(p.len()))
+            .ok_or(StoreError::OutOfMemory)?;
+        if total < self.opts.multipart_threshold {
+            let payload = match parts {
+                [one] => PutPayload::from(Bytes::copy_from_slice(one)),
+                _ => PutPayload::from_iter(parts.iter().map(|p| Bytes::copy_from_slice(p))),
+            };
             let _permit = self.permit().await?;
             return match self.client.put(&path, payload).await {
                 Ok(_) => Ok(()),
@@ -555,13 +699,13 @@ impl S3Store {
             .await
             .map_err(|e| self.fail(Op::Put, key.as_str(), &e))?;
         let mut w = WriteMultipart::new_with_chunk_size(upload, self.opts.part_size);
-        for part in data.chunks(self.opts.part_size) {
+        for piece in parts.iter().flat_map(|p| p.chunks(self.opts.part_size)) {
             if let Err(e) = w.wait_for_capacity(4).await {
                 let err = self.fail(Op::Put, key.as_str(), &e);
                 let _ = w.abort().await;
                 return Err(err);
             }
-            w.write(part);
+            w.write(piece);
         }
         match w.finish().await {
             Ok(_) => Ok(()),
@@ -666,6 +810,11 @@ impl Store for S3Store {
         block_on(self.get_range_async(key, offset, len))?
     }
 
+    /// One ranged GET, whose answer tells the object's size: no HEAD.
+    fn get_range_sized(&self, key: &Key, at: RangeAt, len: u64) -> StoreResult<Option<(Vec<u8>, u64)>> {
+        block_on(self.get_range_sized_async(key, at, len))?
+    }
+
     /// One ranged GET covering the parts when they need less than half of
     /// the chunk; else the whole object.
     fn read_parts(&self, key: &Key, expect_len: u64, parts: &mut [(u64, &mut [u8])]) -> StoreResult<bool> {
@@ -682,7 +831,7 @@ impl Store for S3Store {
             super::copy_parts(key, &obj, expect_len, parts)?;
             return Ok(true);
         }
-        let Some((bytes, total)) = block_on(self.get_range_sized(key, lo, hi - lo))?? else {
+        let Some((bytes, total)) = block_on(self.get_range_sized_async(key, RangeAt::Offset(lo), hi - lo))?? else {
             return Ok(false);
         };
         super::check_parts(key, total, expect_len, parts)?;
@@ -713,13 +862,6 @@ impl Store for S3Store {
                 return arrivals;
             }
         };
-        /// Whatever happens to the task, nobody waits forever.
-        struct FailPending(Arc<super::Arrivals>);
-        impl Drop for FailPending {
-            fn drop(&mut self) {
-                self.0.fail_pending(StoreError::Remote);
-            }
-        }
         let me = self.clone();
         let guard = FailPending(arrivals.clone());
         rt.spawn(async move {
@@ -734,6 +876,32 @@ impl Store for S3Store {
             while let Some((i, r)) = done.next().await {
                 guard.0.deliver(i, r);
             }
+        });
+        arrivals
+    }
+
+    /// The ranged GETs run on the private runtime as `start_get_many`'s
+    /// GETs do; each piece is handed over the moment its bytes are in.
+    fn start_get_ranges(&self, slots: usize, reads: Vec<RangeRead>) -> Arc<super::Arrivals> {
+        let arrivals = super::Arrivals::new(slots);
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                arrivals.fail_pending(e);
+                return arrivals;
+            }
+        };
+        let me = self.clone();
+        let guard = FailPending(arrivals.clone());
+        rt.spawn(async move {
+            let guard = guard;
+            let me = &me;
+            let arrivals: &super::Arrivals = &guard.0;
+            let mut done = futures::stream::iter(reads.into_iter().map(|r| async move {
+                me.get_pieces(&r, arrivals).await;
+            }))
+            .buffer_unordered(me.opts.concurrency);
+            while done.next().await.is_some() {}
         });
         arrivals
     }
@@ -755,6 +923,15 @@ impl Store for S3Store {
         block_on(self.put_async(key, data))?
     }
 
+    fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
+            return Err(StoreError::InvalidKey);
+        }
+        block_on(self.put_parts_async(key, parts))?
+    }
+
     fn delete(&self, key: &Key) -> StoreResult<()> {
         self.check_writable()?;
         block_on(self.delete_async(key))?
@@ -774,6 +951,25 @@ impl Store for S3Store {
             write_once: false,
             ranged_reads: true,
         }
+    }
+}
+
+/// The answer to a ranged GET.
+enum Ranged {
+    Absent,
+    /// Nothing to read, from an object of this size.
+    Empty(u64),
+    /// The range's body is coming.
+    Body(object_store::GetResult),
+}
+
+/// Whatever happens to a fetching task, nobody waits forever: what it has
+/// not delivered when it ends (or is dropped) fails.
+struct FailPending(Arc<super::Arrivals>);
+
+impl Drop for FailPending {
+    fn drop(&mut self) {
+        self.0.fail_pending(StoreError::Remote);
     }
 }
 
