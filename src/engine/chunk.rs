@@ -217,6 +217,53 @@ impl ChunkSpec {
         matches!(&self.chain, Some(Ok(c)) if c.steps.len() == 1) && self.ty != NcType::String && !self.transposed()
     }
 
+    /// Whether chunks read into memory of type `mt` may be decoded straight
+    /// into it (`decode_into`): one codec, no conversion (a byte swap is
+    /// done in place).
+    pub fn decodes_into(&self, mt: NcType) -> bool {
+        self.ranged_decode() && mt == self.ty
+    }
+
+    /// Decode the parts `dests` of a chunk, each (element offset in the
+    /// chunk, destination; sorted and disjoint), from its stored bytes
+    /// straight into their destinations when the codec decodes ranges
+    /// (blosc): `None`. Otherwise the chunk decoded whole, for the caller
+    /// to copy from. `name` names the chunk in log lines.
+    pub fn decode_into(
+        &self,
+        stored: Vec<u8>,
+        dests: Vec<(usize, &mut [u8])>,
+        name: &dyn Display,
+    ) -> NcResult<Option<ChunkData>> {
+        let limits = self.stored_limits()?;
+        let step = match &self.chain {
+            Some(Ok(chain)) if self.decodes_into(self.ty) && !limits.vlen => &chain.steps[0],
+            _ => return self.decode_stored(stored, name).map(Some),
+        };
+        let es = self.elem_size();
+        let mut parts: Vec<(usize, &mut [u8])> = dests.into_iter().map(|(at, d)| (at * es, d)).collect();
+        match step
+            .filter
+            .decode_ranges(&step.working, &stored, limits.raw_len, &mut parts)
+        {
+            None => self.decode_stored(stored, name).map(Some),
+            Some(Err(e)) => {
+                crate::nclog!(Level::Error, "chunk {}: the codec chain cannot decode it", name);
+                buffers::give(stored);
+                Err(e)
+            }
+            Some(Ok(())) => {
+                buffers::give(stored);
+                if self.swaps() {
+                    for (_, d) in parts {
+                        convert::swap_in_place(d, self.ty.size());
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
     /// The one codec that would decode the element ranges `ranges` (sorted,
     /// disjoint, from `part_ranges`) of a chunk, with the byte span from the
     /// first range's start to the last one's end; None when the chunk must

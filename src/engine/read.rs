@@ -1,9 +1,10 @@
 //! Reading a hyperslab (nc_get_vars). The selection's chunks go to the
 //! worker pool batch by batch (`schedule.rs`); each chunk takes one read
-//! path (`ReadPath`: cached, fetched ahead, read in place, decoded in part,
-//! decoded whole) and its values go straight into the part of the caller's
-//! buffer it covers (the buffer is split into disjoint pieces first, so no
-//! staging copy is needed). Decoded chunks then enter the cache.
+//! path (`ReadPath`: cached, fetched ahead, read in place, decoded into
+//! place, decoded in part, decoded whole) and its values go straight into
+//! the part of the caller's buffer it covers (the buffer is split into
+//! disjoint pieces first, so no staging copy is needed). Decoded chunks then
+//! enter the cache.
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
@@ -121,6 +122,11 @@ enum ReadPath {
     /// Stored exactly as the caller wants it (no codec, no conversion): only
     /// the bytes asked for are read, straight into caller memory.
     InPlace,
+    /// A read that keeps nothing in the cache (streaming), with no
+    /// conversion: the values are decoded straight into caller memory, when
+    /// the codec decodes ranges (blosc: block by block, each block still in
+    /// cache when its values are written out).
+    DecodeInto,
     /// A small part of a compressed chunk read for the first time: only
     /// these element ranges are decoded, when the codec can (not cached).
     Part(Vec<(usize, usize)>),
@@ -173,6 +179,8 @@ impl BatchReader<'_> {
             ReadPath::Prefetched
         } else if spec.reads_in_place(mt) && runs.iter().all(|r| r.step == 1) {
             ReadPath::InPlace
+        } else if self.streaming && spec.decodes_into(mt) && runs.iter().all(|r| r.step == 1) {
+            ReadPath::DecodeInto
         } else if let Some(ranges) = self.part_ranges(idx, runs) {
             ReadPath::Part(ranges)
         } else {
@@ -222,6 +230,23 @@ impl BatchReader<'_> {
                 }
                 // Absent: fill.
                 Some(self.chunks.load(&c.idx)?)
+            }
+            ReadPath::DecodeInto => {
+                let dests = runs
+                    .iter()
+                    .zip(pieces.iter_mut())
+                    .map(|(r, d)| (r.chunk, &mut **d))
+                    .collect();
+                match self.chunks.load_into(&c.idx, dests)? {
+                    None => {
+                        return Ok(ChunkRead {
+                            keep: None,
+                            out_of_range: false,
+                        });
+                    }
+                    // Absent (filled), or a codec that decodes no ranges.
+                    Some(d) => Some(d),
+                }
             }
             ReadPath::Part(ranges) => match self.chunks.load_part(&c.idx, &ranges)? {
                 Part::Range { first, bytes } => {
@@ -311,6 +336,11 @@ mod tests {
     /// An 8x8 int array in 4x4 chunks, value 100 * row + column, stored
     /// with `codecs`; chunk (1, 1) is absent (fill 0).
     fn array(codecs: &[serde_json::Value]) -> (Arc<dyn Store>, VarChunks) {
+        array_in(codecs, cfg!(target_endian = "big"))
+    }
+
+    /// `array`, stored big-endian or little-endian.
+    fn array_in(codecs: &[serde_json::Value], big_endian: bool) -> (Arc<dyn Store>, VarChunks) {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
         let source = Arc::new(ObjectPerChunk::new(
             store.clone(),
@@ -318,6 +348,7 @@ mod tests {
             KeyEncoding::V2 { separator: '.' },
         ));
         let mut s = spec(NcType::Int, &[4, 4]);
+        s.big_endian = big_endian;
         if !codecs.is_empty() {
             s = with_codecs(s, codecs);
         }
@@ -360,6 +391,18 @@ mod tests {
         part: bool,
         mt: NcType,
     ) -> (Vec<u8>, Vec<ReadPath>, Vec<ChunkRead>) {
+        read_streaming(chunks, cache, sel, part, mt, false)
+    }
+
+    /// `read`, keeping nothing in the cache (`streaming`) or not.
+    fn read_streaming(
+        chunks: &VarChunks,
+        cache: &ChunkCache,
+        sel: &Selection,
+        part: bool,
+        mt: NcType,
+        streaming: bool,
+    ) -> (Vec<u8>, Vec<ReadPath>, Vec<ChunkRead>) {
         let batch = sel.chunks();
         let part_ok: HashSet<&[u64]> = if part {
             batch.iter().map(|c| c.idx.as_slice()).collect()
@@ -373,7 +416,7 @@ mod tests {
             cache,
             prefetched: &prefetched,
             part_ok,
-            streaming: false,
+            streaming,
         };
         let paths = batch
             .iter()
@@ -464,6 +507,70 @@ mod tests {
         let (buf, _, results) = read(&chunks, &cache, &sel, false, NcType::Byte);
         assert!(results.iter().any(|r| r.out_of_range));
         assert_eq!(&buf[..8], &[0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn streaming_reads_decode_blosc_into_place() {
+        let blosc = serde_json::json!({"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0});
+        let zstd = serde_json::json!({"id": "zstd", "level": 1});
+        let cache = ChunkCache::new(1 << 20, 100, 0.75);
+        let whole = selection(&[0, 0], &[8, 8], None);
+        let part = selection(&[1, 2], &[6, 5], None);
+        let want_part: Vec<i32> = (1..7)
+            .flat_map(|y| (2..7).map(move |x| whole_array()[y * 8 + x]))
+            .collect();
+        for big in [false, true] {
+            let (_, chunks) = array_in(std::slice::from_ref(&blosc), big);
+            let (buf, paths, results) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, true);
+            assert_eq!(ints(&buf), whole_array(), "big-endian {big}");
+            assert_eq!(paths, vec![ReadPath::DecodeInto; 4]);
+            assert!(results.iter().all(|r| r.keep.is_none() && !r.out_of_range));
+            let (buf, _, _) = read_streaming(&chunks, &cache, &part, true, NcType::Int, true);
+            assert_eq!(ints(&buf), want_part, "big-endian {big}");
+            // Another memory type, or a read the cache keeps: decoded whole.
+            let (buf, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Double, true);
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
+            assert_eq!(
+                buf.chunks_exact(8)
+                    .map(|x| f64::from_ne_bytes(x.try_into().unwrap()) as i32)
+                    .collect::<Vec<_>>(),
+                whole_array()
+            );
+            let (_, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, false);
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
+            // A codec that decodes no ranges: the same path, decoded whole.
+            let (_, chunks) = array_in(std::slice::from_ref(&zstd), big);
+            let (buf, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, true);
+            assert_eq!(ints(&buf), whole_array(), "zstd, big-endian {big}");
+            assert_eq!(paths, vec![ReadPath::DecodeInto; 4]);
+        }
+        // A damaged chunk (cut short) is NC_EFILTER.
+        let (store, chunks) = array(&[blosc]);
+        let key = Key::new("v/0.1").unwrap();
+        let b = store.get(&key, 1 << 20).unwrap().unwrap();
+        store.put(&key, &b[..b.len() - 4]).unwrap();
+        let batch = whole.chunks();
+        let prefetched = Prefetched::default();
+        let reader = BatchReader {
+            chunks: &chunks,
+            sel: &whole,
+            cache: &cache,
+            prefetched: &prefetched,
+            part_ok: HashSet::new(),
+            streaming: true,
+        };
+        let mut buf = vec![0u8; 64 * 4];
+        let r = reader
+            .read(
+                &batch,
+                &mut MemOut::Num {
+                    ty: NcType::Int,
+                    data: &mut buf,
+                },
+            )
+            .unwrap();
+        assert_eq!(r[1].as_ref().err(), Some(&NcError::Filter));
+        assert!(r[0].is_ok() && r[2].is_ok());
     }
 
     #[test]
