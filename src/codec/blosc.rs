@@ -107,6 +107,10 @@ impl Hdf5Filter for Blosc {
         self.decode_ranges(cd, input, chunk_len, &mut [(start, out)])
     }
 
+    fn range_piece(&self, _cd: &[u32], input: &[u8]) -> Option<usize> {
+        c::blocksize(input)
+    }
+
     /// Decoded piece by piece, each piece once, and written out to the
     /// ranges while it is still in cache: a block at a time by this module
     /// when the chunk is LZ4 with byte shuffle or none (`LzFrame`; the

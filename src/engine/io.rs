@@ -82,20 +82,27 @@ impl VarChunks {
         }
     }
 
-    /// Fetch a chunk and decode the parts `dests` of it (element offset in
-    /// the chunk, destination; sorted and disjoint) straight into their
-    /// destinations (see `ChunkSpec::decode_into`): `None`. Otherwise the
-    /// chunk decoded whole, or filled when absent, for the caller to copy
-    /// from.
-    pub fn load_into(&self, idx: &[u64], dests: Vec<(usize, &mut [u8])>) -> NcResult<Option<ChunkData>> {
+    /// Fetch a chunk's stored bytes (`None`: absent).
+    pub fn fetch(&self, idx: &[u64]) -> Fetched {
         let limits = self.spec.stored_limits()?;
         let mut stored = self.spec.fetch_buffer(limits.raw_len);
         match self.source.get_into(idx, limits.max_stored as u64, &mut stored) {
-            Ok(true) => self.spec.decode_into(stored, dests, &self.name(idx)),
+            Ok(true) => Ok(Some(stored)),
             other => {
                 buffers::give(stored);
-                self.decode_fetched(idx, other.map(|_| None)).map(Some)
+                other.map(|_| None)
             }
+        }
+    }
+
+    /// Fetch a chunk and decode the parts `dests` of it (element offset in
+    /// the chunk, destination; sorted and disjoint) straight into their
+    /// destinations (see `ChunkSpec::decode_into`): `None`. An absent chunk
+    /// is the fill chunk, for the caller to copy from.
+    pub fn load_into(&self, idx: &[u64], dests: Vec<(usize, &mut [u8])>) -> NcResult<Option<ChunkData>> {
+        match self.fetch(idx) {
+            Ok(Some(stored)) => self.spec.decode_into(stored, dests, &self.name(idx)).map(|()| None),
+            other => self.decode_fetched(idx, other).map(Some),
         }
     }
 

@@ -14,7 +14,9 @@ use super::chunk::{Part, recycle};
 use super::copy;
 use super::flush::write_evicted;
 use super::io::VarChunks;
-use super::schedule::{Block, ReadPlan, by_arrival, by_group, carve_runs, read_groups, split_blocks};
+use super::schedule::{
+    Block, ReadPlan, by_arrival, by_group, by_group_jobs, carve_group, carve_runs, read_groups, split_blocks,
+};
 use super::select::{ChunkSel, Run, Selection, part_ranges};
 use super::source::{Fetched, Prefetched};
 use super::{MemOut, prepare};
@@ -23,6 +25,14 @@ use crate::model::Dataset;
 use crate::model::cache::{ChunkCache, ChunkData};
 use crate::model::types::NcType;
 use crate::runtime::pool;
+
+/// The most decoded bytes of a row of chunks decoded in step at once
+/// (`BatchReader::decode_in_step`; each chunk's stored bytes are held
+/// meanwhile).
+const IN_STEP_BYTES: usize = 16 << 20;
+/// The least bytes of each chunk decoded per step (a whole number of the
+/// codec's pieces).
+const IN_STEP_STRETCH: usize = 64 << 10;
 
 /// Read a hyperslab (nc_get_vars) into caller memory.
 pub fn get_vars(
@@ -125,7 +135,8 @@ enum ReadPath {
     /// A read that keeps nothing in the cache (streaming), with no
     /// conversion: the values are decoded straight into caller memory, when
     /// the codec decodes ranges (blosc: block by block, each block still in
-    /// cache when its values are written out).
+    /// cache when its values are written out), the chunks of a row of
+    /// chunks in step (`BatchReader::decode_in_step`).
     DecodeInto,
     /// A small part of a compressed chunk read for the first time: only
     /// these element ranges are decoded, when the codec can (not cached).
@@ -154,10 +165,14 @@ impl BatchReader<'_> {
             MemOut::Num { ty, data } => {
                 let mt = *ty;
                 let blocks = split_blocks(data, mt.size(), &groups)?;
-                let job = |c: &ChunkSel, bl: &mut Vec<Block<'_, u8>>| self.number_chunk(c, mt, bl);
                 if self.prefetched.is_empty() {
-                    Ok(by_group(&groups, blocks, job))
+                    let group = |cs: &[ChunkSel], bl: &mut Vec<Block<'_, u8>>| self.number_group(cs, mt, bl);
+                    Ok(by_group_jobs(&groups, blocks, group))
                 } else {
+                    let job = |c: &ChunkSel, bl: &mut Vec<Block<'_, u8>>| {
+                        let runs = self.sel.runs(&c.segs);
+                        self.number_chunk(c, &runs, mt, bl)
+                    };
                     let arrived =
                         |c: &ChunkSel, fetched, bl: &Mutex<Vec<Block<'_, u8>>>| self.arrived_chunk(c, mt, fetched, bl);
                     by_arrival(&groups, blocks, self.prefetched, job, arrived)
@@ -208,12 +223,114 @@ impl BatchReader<'_> {
         }
     }
 
-    /// Read one chunk of numbers into its runs of its group's blocks.
-    fn number_chunk(&self, c: &ChunkSel, mt: NcType, blocks: &mut [Block<'_, u8>]) -> NcResult<ChunkRead> {
+    /// Read the chunks of one group (a row of chunks) into its blocks: in
+    /// step when they all decode into place (`decode_in_step`), otherwise
+    /// one after the other.
+    fn number_group(&self, chunks: &[ChunkSel], mt: NcType, blocks: &mut [Block<'_, u8>]) -> Vec<NcResult<ChunkRead>> {
+        let runs: Vec<Vec<Run>> = chunks.iter().map(|c| self.sel.runs(&c.segs)).collect();
+        let in_step = chunks.len() > 1
+            && chunks
+                .iter()
+                .zip(&runs)
+                .all(|(c, r)| self.path(&c.idx, mt, r) == ReadPath::DecodeInto);
+        if !in_step {
+            return chunks
+                .iter()
+                .zip(&runs)
+                .map(|(c, r)| self.number_chunk(c, r, mt, blocks))
+                .collect();
+        }
+        // At most IN_STEP_BYTES of decoded chunks (and their stored bytes
+        // in memory) at once.
+        let per = (IN_STEP_BYTES / self.chunks.spec.chunk_bytes()).max(1);
+        chunks
+            .chunks(per)
+            .zip(runs.chunks(per))
+            .flat_map(|(cs, rs)| self.decode_in_step(cs, rs, mt, blocks))
+            .collect()
+    }
+
+    /// Decode chunks of one row of chunks straight into place in step: a
+    /// stretch of every chunk in turn (the same rows of each), so that the
+    /// pages of caller memory they share are written while they are at
+    /// hand, not once per chunk. `runs` are the chunks' runs.
+    fn decode_in_step(
+        &self,
+        chunks: &[ChunkSel],
+        runs: &[Vec<Run>],
+        mt: NcType,
+        blocks: &mut [Block<'_, u8>],
+    ) -> Vec<NcResult<ChunkRead>> {
+        let pieces = match carve_group(blocks, mt.size(), runs) {
+            Ok(p) => p,
+            Err(e) => return chunks.iter().map(|_| Err(e)).collect(),
+        };
+        let done = || ChunkRead {
+            keep: None,
+            out_of_range: false,
+        };
+        let mut results = Vec::with_capacity(chunks.len());
+        let mut going = Vec::with_capacity(chunks.len());
+        for (k, ((c, r), mut p)) in chunks.iter().zip(runs).zip(pieces).enumerate() {
+            match self.chunks.fetch(&c.idx) {
+                Ok(Some(stored)) => {
+                    let dests = r.iter().zip(p).map(|(run, d)| (run.chunk, d)).collect();
+                    match self.chunks.spec.in_place_decoder(stored, dests) {
+                        Ok(chunk) => {
+                            going.push((k, chunk));
+                            results.push(Ok(done()));
+                        }
+                        Err(e) => results.push(Err(e)),
+                    }
+                }
+                // Absent (filled), or not fetched.
+                other => results.push(self.chunks.decode_fetched(&c.idx, other).and_then(|fill| {
+                    let out_of_range = copy::runs_out(&fill, self.chunks.spec.ty, mt, r, &mut p);
+                    recycle(fill);
+                    Ok(ChunkRead {
+                        keep: None,
+                        out_of_range: out_of_range?,
+                    })
+                })),
+            }
+        }
+        // Stretches of whole pieces of the codec (blosc blocks), on whole
+        // elements.
+        let es = mt.size().max(1);
+        let piece = going.iter().filter_map(|(_, g)| g.piece()).max().unwrap_or(0);
+        let stretch = piece.max(IN_STEP_STRETCH).next_multiple_of(es);
+        let mut until = 0usize;
+        while !going.is_empty() && until < usize::MAX {
+            until = until.saturating_add(stretch);
+            if until >= self.chunks.spec.chunk_bytes() {
+                until = usize::MAX;
+            }
+            going.retain_mut(|(k, g)| match g.advance(until, &self.chunks.name(&chunks[*k].idx)) {
+                Ok(()) => true,
+                Err(e) => {
+                    results[*k] = Err(e);
+                    false
+                }
+            });
+        }
+        for (_, g) in going {
+            g.recycle();
+        }
+        results
+    }
+
+    /// Read one chunk of numbers (its runs `runs`) into its runs of its
+    /// group's blocks.
+    fn number_chunk(
+        &self,
+        c: &ChunkSel,
+        runs: &[Run],
+        mt: NcType,
+        blocks: &mut [Block<'_, u8>],
+    ) -> NcResult<ChunkRead> {
         let ft = self.chunks.spec.ty;
-        let runs = self.sel.runs(&c.segs);
-        let mut pieces = carve_runs(blocks, mt.size(), &runs)?;
-        let fresh = match self.path(&c.idx, mt, &runs) {
+        let mut pieces = carve_runs(blocks, mt.size(), runs)?;
+        let fresh = match self.path(&c.idx, mt, runs) {
             ReadPath::Cached => None,
             ReadPath::Prefetched => Some(self.chunks.load_with(self.prefetched, &c.idx)?),
             ReadPath::InPlace => {
@@ -273,7 +390,7 @@ impl BatchReader<'_> {
             .as_ref()
             .or_else(|| self.cache.peek(&c.idx))
             .ok_or(NcError::Internal)?;
-        let out_of_range = copy::runs_out(data, ft, mt, &runs, &mut pieces)?;
+        let out_of_range = copy::runs_out(data, ft, mt, runs, &mut pieces)?;
         Ok(ChunkRead {
             keep: fresh.and_then(|d| self.keep(d)),
             out_of_range,
