@@ -107,6 +107,10 @@ impl Hdf5Filter for Blosc {
         self.decode_ranges(cd, input, chunk_len, &mut [(start, out)])
     }
 
+    fn decodes_ranges(&self) -> bool {
+        true
+    }
+
     fn range_piece(&self, _cd: &[u32], input: &[u8]) -> Option<usize> {
         c::blocksize(input)
     }

@@ -218,10 +218,11 @@ impl ChunkSpec {
     }
 
     /// Whether chunks read into memory of type `mt` may be decoded straight
-    /// into it (`decode_into`): one codec, no conversion (a byte swap is
-    /// done in place).
+    /// into it (`decode_into`): one codec, which decodes ranges (blosc), and
+    /// no conversion (a byte swap is done in place).
     pub fn decodes_into(&self, mt: NcType) -> bool {
-        self.ranged_decode() && mt == self.ty
+        let ranges = matches!(&self.chain, Some(Ok(c)) if c.steps.first().is_some_and(|s| s.filter.decodes_ranges()));
+        ranges && self.ranged_decode() && mt == self.ty
     }
 
     /// Start decoding the parts `dests` of a chunk, each (element offset in

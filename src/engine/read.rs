@@ -133,10 +133,10 @@ enum ReadPath {
     /// the bytes asked for are read, straight into caller memory.
     InPlace,
     /// A read that keeps nothing in the cache (streaming), with no
-    /// conversion: the values are decoded straight into caller memory, when
-    /// the codec decodes ranges (blosc: block by block, each block still in
-    /// cache when its values are written out), the chunks of a row of
-    /// chunks in step (`BatchReader::decode_in_step`).
+    /// conversion, through a codec that decodes ranges (blosc): the values
+    /// are decoded straight into caller memory (block by block, each block
+    /// still in cache when its values are written out), the chunks of a row
+    /// of chunks in step (`BatchReader::decode_in_step`).
     DecodeInto,
     /// A small part of a compressed chunk read for the first time: only
     /// these element ranges are decoded, when the codec can (not cached).
@@ -655,11 +655,11 @@ mod tests {
             );
             let (_, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, false);
             assert_eq!(paths, vec![ReadPath::Whole; 4]);
-            // A codec that decodes no ranges: the same path, decoded whole.
+            // A codec that decodes no ranges: decoded whole.
             let (_, chunks) = array_in(std::slice::from_ref(&zstd), big);
             let (buf, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, true);
             assert_eq!(ints(&buf), whole_array(), "zstd, big-endian {big}");
-            assert_eq!(paths, vec![ReadPath::DecodeInto; 4]);
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
         }
         // A damaged chunk (cut short) is NC_EFILTER.
         let (store, chunks) = array(&[blosc]);
