@@ -15,12 +15,14 @@
 use std::ffi::CStr;
 
 use super::json;
+use super::shuffle;
 use super::zlib::UNBOUNDED;
 use super::{CodecMap, Hdf5Filter, VarContext};
 use crate::error::{NcError, NcResult};
 use crate::log::Level;
 use crate::runtime::buffers;
 use crate::sys::blosc as c;
+use crate::sys::lz4;
 
 #[derive(Debug)]
 pub struct Blosc;
@@ -105,8 +107,20 @@ impl Hdf5Filter for Blosc {
         self.decode_ranges(cd, input, chunk_len, &mut [(start, out)])
     }
 
-    /// Each run of neighbouring blocks that holds a range is decoded once
-    /// (into a scratch buffer) and the ranges it holds copied out of it.
+    fn decodes_ranges(&self) -> bool {
+        true
+    }
+
+    fn range_piece(&self, _cd: &[u32], input: &[u8]) -> Option<usize> {
+        c::blocksize(input)
+    }
+
+    /// Decoded piece by piece, each piece once, and written out to the
+    /// ranges while it is still in cache: a block at a time by this module
+    /// when the chunk is LZ4 with byte shuffle or none (`LzFrame`; the
+    /// values are unshuffled straight into the ranges), otherwise by
+    /// c-blosc in runs of neighbouring blocks that hold a range, at most
+    /// `PIECE_BYTES` each.
     fn decode_ranges(
         &self,
         _cd: &[u32],
@@ -120,46 +134,59 @@ impl Hdf5Filter for Blosc {
         if n != chunk_len || ts == 0 || bs == 0 || !bs.is_multiple_of(ts) || !n.is_multiple_of(ts) {
             return None;
         }
-        // (first block, last block, first range, end of ranges) per span of
-        // neighbouring blocks; every range on whole elements, inside the chunk.
-        let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
-        let mut prev_end = 0;
-        for (i, (start, out)) in ranges.iter().enumerate() {
+        // Flag 0x08 (reserved) set: c-blosc's whole decode refuses the
+        // buffer, its item decode does not look; refused here too (by the
+        // whole decode the caller falls back to).
+        if input[2] & 0x08 != 0 {
+            return None;
+        }
+        // Every range on whole elements of the buffer's type, inside the
+        // chunk, after the one before.
+        let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        for (start, out) in ranges.iter() {
             let end = start.checked_add(out.len())?;
             if out.is_empty()
-                || *start < prev_end
+                || bounds.last().is_some_and(|&(_, e)| *start < e)
                 || end > n
                 || !start.is_multiple_of(ts)
                 || !out.len().is_multiple_of(ts)
             {
                 return None;
             }
-            prev_end = end;
-            let (b0, b1) = (start / bs, (end - 1) / bs);
-            match spans.last_mut() {
-                Some(s) if b0 <= s.1 + 1 => {
-                    s.1 = s.1.max(b1);
-                    s.3 = i + 1;
+            bounds.push((*start, end));
+        }
+        if let Some(frame) = LzFrame::parse(input) {
+            // A block's streams as stored, the values written out of them
+            // (unshuffled on the way when they are shuffled).
+            let block = |pos: usize| (pos / bs * bs, (pos / bs * bs + bs).min(n));
+            let decode = |lo: usize, s: &mut [u8]| frame.decode_streams(lo / bs, s);
+            let put = |stored: &[u8], at: usize, out: &mut [u8]| {
+                if frame.shuffled {
+                    shuffle::unshuffle_part(stored, ts, at / ts, out);
+                } else {
+                    out.copy_from_slice(&stored[at..at + out.len()]);
                 }
-                _ => spans.push((b0, b1, i, i + 1)),
-            }
+            };
+            return Some(by_pieces(ranges, bs, |pos, _| block(pos), decode, put));
         }
-        let widest = spans.iter().map(|s| ((s.1 + 1) * bs).min(n) - s.0 * bs).max()?;
-        let mut scratch = buffers::take_len(widest);
-        for &(b0, b1, r0, r1) in &spans {
-            let from = b0 * bs;
-            let to = ((b1 + 1) * bs).min(n);
-            if c::decompress_items(input, from / ts, &mut scratch[..to - from]).is_none() {
-                buffers::give(scratch);
-                return Some(Err(bad("corrupt chunk".to_string())));
+        // c-blosc: from the block holding `pos` on, the blocks that hold
+        // range `i` and the ranges after it, without a gap, up to the cap.
+        let most = (PIECE_BYTES / bs).max(1);
+        let piece = |pos: usize, i: usize| {
+            let first = pos / bs;
+            let cap = first + most - 1;
+            let mut last = (bounds[i].1 - 1) / bs;
+            for &(a, b) in &bounds[i + 1..] {
+                if last >= cap || a / bs > last + 1 {
+                    break;
+                }
+                last = last.max((b - 1) / bs);
             }
-            for (start, out) in ranges[r0..r1].iter_mut() {
-                let at = *start - from;
-                out.copy_from_slice(&scratch[at..at + out.len()]);
-            }
-        }
-        buffers::give(scratch);
-        Some(Ok(()))
+            (first * bs, ((last.min(cap) + 1) * bs).min(n))
+        };
+        let decode = |lo: usize, s: &mut [u8]| c::decompress_items(input, lo / ts, s);
+        let put = |piece: &[u8], at: usize, out: &mut [u8]| out.copy_from_slice(&piece[at..at + out.len()]);
+        Some(by_pieces(ranges, (most * bs).min(n), piece, decode, put))
     }
 
     fn decode_bounded(&self, _cd: &[u32], input: Vec<u8>, _expect: usize, limit: usize) -> NcResult<Vec<u8>> {
@@ -177,6 +204,146 @@ impl Hdf5Filter for Blosc {
             _ => Err(bad("corrupt chunk".to_string())),
         }
     }
+}
+
+/// The most bytes c-blosc decodes at once for `decode_ranges`: small enough
+/// that a piece is still in cache when its ranges are copied out of it.
+const PIECE_BYTES: usize = 256 << 10;
+
+/// Decode the byte ranges `ranges` of a chunk (sorted, disjoint, inside it)
+/// piece by piece: `piece(pos, i)` is the span of the chunk to decode for
+/// byte `pos`, in range `i` (whole blocks, at most `widest` bytes),
+/// `decode(lo, scratch)` decodes the span from byte `lo` into `scratch` (of
+/// its length; `None` when the chunk is corrupt), and `put(scratch, at,
+/// out)` writes the span's bytes from `at` into `out` while the span is
+/// still in cache. A span that holds several ranges is decoded once.
+fn by_pieces(
+    ranges: &mut [(usize, &mut [u8])],
+    widest: usize,
+    piece: impl Fn(usize, usize) -> (usize, usize),
+    mut decode: impl FnMut(usize, &mut [u8]) -> Option<()>,
+    put: impl Fn(&[u8], usize, &mut [u8]),
+) -> NcResult<()> {
+    let mut scratch = buffers::take_len(widest);
+    let mut current: Option<(usize, usize)> = None;
+    let mut result = Ok(());
+    'ranges: for (i, (start, out)) in ranges.iter_mut().enumerate() {
+        let mut done = 0;
+        while done < out.len() {
+            let pos = *start + done;
+            let (lo, hi) = match current {
+                Some((lo, hi)) if lo <= pos && pos < hi => (lo, hi),
+                _ => {
+                    let (lo, hi) = piece(pos, i);
+                    let fits = lo <= pos && pos < hi && hi - lo <= widest;
+                    if !fits || decode(lo, &mut scratch[..hi - lo]).is_none() {
+                        result = Err(bad("corrupt chunk".to_string()));
+                        break 'ranges;
+                    }
+                    current = Some((lo, hi));
+                    (lo, hi)
+                }
+            };
+            let k = (hi - pos).min(out.len() - done);
+            put(&scratch[..hi - lo], pos - lo, &mut out[done..done + k]);
+            done += k;
+        }
+    }
+    buffers::give(scratch);
+    result
+}
+
+/// Bytes of a blosc header; the block offsets follow it.
+const HEADER: usize = 16;
+
+/// A blosc buffer whose blocks this module decodes itself: format 2, LZ4,
+/// byte shuffle or none (what netcdf-c and numcodecs write with cname
+/// `lz4`). Any other buffer is c-blosc's to decode.
+#[derive(Debug)]
+struct LzFrame<'a> {
+    /// The whole buffer (as long as its header says).
+    buf: &'a [u8],
+    typesize: usize,
+    nbytes: usize,
+    blocksize: usize,
+    /// The blocks hold byte-shuffled values.
+    shuffled: bool,
+    /// Whole blocks may be stored as one stream per byte of the type.
+    split: bool,
+}
+
+impl<'a> LzFrame<'a> {
+    /// The frame of `input`, when c-blosc accepts its header (the checks
+    /// c-blosc makes before it decodes) and it is one this module decodes.
+    fn parse(input: &'a [u8]) -> Option<LzFrame<'a>> {
+        let nbytes = c::decoded_size(input)?;
+        let blocksize = u32_at(input, 8)?;
+        let (version, lz_version, flags, typesize) = (input[0], input[1], input[2], usize::from(input[3]));
+        // Flags: 0x1 byte shuffle, 0x2 stored as is, 0x4 bit shuffle, 0x8
+        // reserved, 0x10 blocks not split, the top three bits the codec
+        // (1: LZ4, whose own format version is 1).
+        let lz4 = version == 2 && lz_version == 1 && flags >> 5 == 1 && flags & 0x0e == 0;
+        if !lz4 || typesize == 0 || blocksize == 0 || nbytes == 0 || blocksize > nbytes {
+            return None;
+        }
+        // Room for every block's offset.
+        if nbytes.div_ceil(blocksize) > (input.len() - HEADER) / 4 {
+            return None;
+        }
+        Some(LzFrame {
+            buf: input,
+            typesize,
+            nbytes,
+            blocksize,
+            shuffled: flags & 0x1 != 0 && typesize > 1,
+            split: flags & 0x10 == 0,
+        })
+    }
+
+    /// Decode the streams of block `j` into `out` (exactly the block's
+    /// length; the last block may be short): its bytes as they were before
+    /// compression (shuffled when `shuffled`). `None` when the block is
+    /// corrupt. The same checks and layout as c-blosc's `blosc_d`.
+    fn decode_streams(&self, j: usize, out: &mut [u8]) -> Option<()> {
+        let len = out.len();
+        if j.checked_mul(self.blocksize)?.checked_add(len)? > self.nbytes {
+            return None;
+        }
+        let ts = self.typesize;
+        let whole = len == self.blocksize;
+        let splits = if self.split && whole && ts <= 16 && len / ts >= 128 {
+            ts
+        } else {
+            1
+        };
+        let stream_len = len / splits;
+        let end = self.buf.len();
+        let mut at = u32_at(self.buf, HEADER + 4 * j)?;
+        for stream in out.chunks_exact_mut(stream_len).take(splits) {
+            if at > end - 4 {
+                return None;
+            }
+            let size = u32_at(self.buf, at)?;
+            at += 4;
+            if size > end - at {
+                return None;
+            }
+            let src = &self.buf[at..at + size];
+            if size == stream_len {
+                stream.copy_from_slice(src);
+            } else {
+                lz4::decompress_exact(src, stream)?;
+            }
+            at += size;
+        }
+        Some(())
+    }
+}
+
+/// The little-endian u32 at byte `at` of `b`.
+fn u32_at(b: &[u8], at: usize) -> Option<usize> {
+    let v: [u8; 4] = b.get(at..at.checked_add(4)?)?.try_into().ok()?;
+    Some(u32::from_le_bytes(v) as usize)
 }
 
 impl CodecMap for Blosc {
@@ -264,6 +431,126 @@ mod tests {
             r#"{"id": "blosc", "clevel": 5, "blocksize": 256, "cname": "lz4", "shuffle": 1}"#
         );
         assert!(Blosc.codec_to_hdf5(r#"{"id": "blosc", "cname": "nope"}"#).is_err());
+    }
+
+    /// `decode_ranges` of every range of `n` bytes in `ranges` (start, len).
+    fn ranges_of(enc: &[u8], n: usize, ranges: &[(usize, usize)]) -> Option<NcResult<Vec<Vec<u8>>>> {
+        let mut bufs: Vec<Vec<u8>> = ranges.iter().map(|&(_, l)| vec![0x5a; l]).collect();
+        let mut parts: Vec<(usize, &mut [u8])> = ranges
+            .iter()
+            .zip(bufs.iter_mut())
+            .map(|(&(a, _), b)| (a, &mut b[..]))
+            .collect();
+        match Blosc.decode_ranges(&[], enc, n, &mut parts)? {
+            Ok(()) => Some(Ok(bufs)),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// The buffers this module decodes block by block (LZ4, byte shuffle or
+    /// none: split or not, blocks stored as they were, a short last block,
+    /// every element size) decode to the bytes c-blosc decodes, whole and
+    /// in ranges; the others are c-blosc's and decode alike.
+    #[test]
+    fn lz4_blocks_decode_like_c_blosc() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for ts in [1usize, 2, 3, 4, 8, 16, 32] {
+            // Smooth values (compressible), noise (blocks stored as they
+            // were), and both in turn.
+            let n = ts * 20_011;
+            let smooth: Vec<u8> = (0..n).map(|i| ((i / ts) / 64 + (i % ts) * 3) as u8).collect();
+            let noise: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+            let mixed: Vec<u8> = (0..n)
+                .map(|i| if i / 5000 % 2 == 0 { smooth[i] } else { noise[i] })
+                .collect();
+            for data in [&smooth, &noise, &mixed] {
+                for (cname, shuffle, blocksize) in
+                    [(1, 1, 0), (1, 0, 0), (1, 1, 256), (1, 1, 4096), (0, 1, 0), (5, 2, 0)]
+                {
+                    let w = [2, 2, ts as u32, n as u32, 1, shuffle, cname, blocksize];
+                    let enc = Blosc.apply(false, &w, data.to_vec()).unwrap();
+                    // (Unless blosc stored the whole buffer as it was.)
+                    let lz4 = cname == 1 && enc[2] & 0x2 == 0;
+                    assert_eq!(LzFrame::parse(&enc).is_some(), lz4, "ts {ts} cname {cname}");
+                    let whole = ranges_of(&enc, n, &[(0, n)]).unwrap().unwrap();
+                    assert!(
+                        whole[0] == *data,
+                        "ts {ts} cname {cname} shuffle {shuffle} blocksize {blocksize}"
+                    );
+                    let bs = c::blocksize(&enc).unwrap();
+                    let mut ranges = Vec::new();
+                    let mut at = (next() as usize % 50) * ts;
+                    while at < n {
+                        let len = ((1 + next() as usize % (3 * bs / ts + 2)) * ts).min(n - at);
+                        ranges.push((at, len));
+                        at += len + (next() as usize % (bs / ts + 1)) * ts * (next() as usize % 2);
+                    }
+                    let got = ranges_of(&enc, n, &ranges).unwrap().unwrap();
+                    for ((a, l), g) in ranges.iter().zip(&got) {
+                        assert!(*g == data[*a..a + l], "ts {ts} cname {cname}: range {a}+{l}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Damaged buffers: this module's decoder is never more lenient than
+    /// c-blosc, and where both decode they agree; nothing panics.
+    #[test]
+    fn damaged_lz4_buffers_fail_as_c_blosc_does() {
+        let data: Vec<u8> = (0..60_000u32).flat_map(|i| ((i / 9) as f32).to_le_bytes()).collect();
+        let n = data.len();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as usize
+        };
+        for blocksize in [0u32, 4096] {
+            let w = [2, 2, 4, n as u32, 1, 1, 1, blocksize];
+            let enc = Blosc.apply(false, &w, data.clone()).unwrap();
+            let (mut agreed, mut failed) = (0, 0);
+            for k in 0..3000 {
+                let mut bad = enc.clone();
+                // Past the header's sizes (which c-blosc's own check covers):
+                // flags, block offsets, stream sizes, LZ4 data.
+                for _ in 0..1 + k % 3 {
+                    let at = if k % 4 == 0 { 2 } else { 16 + next() % (bad.len() - 16) };
+                    bad[at] ^= 1 << (next() % 8);
+                }
+                let c_result = {
+                    let mut out = vec![0u8; n];
+                    c::decompress(&bad, &mut out).filter(|&k| k == n).map(|_| out)
+                };
+                match ranges_of(&bad, n, &[(0, n)]) {
+                    None => {}
+                    Some(Ok(ours)) => {
+                        assert!(
+                            c_result.as_ref() == Some(&ours[0]),
+                            "damage {k} (flags {:#x}): c-blosc {:?}, first differing byte {:?}",
+                            bad[2],
+                            c_result.as_ref().map(|_| "decodes"),
+                            c_result
+                                .as_ref()
+                                .and_then(|c| c.iter().zip(&ours[0]).position(|(a, b)| a != b))
+                        );
+                        agreed += 1;
+                    }
+                    Some(Err(e)) => {
+                        assert_eq!(e, NcError::Filter);
+                        failed += 1;
+                    }
+                }
+            }
+            assert!(agreed > 100 && failed > 100, "agreed {agreed}, failed {failed}");
+        }
     }
 
     /// Several ranges decoded apart equal the same bytes of a whole decode:

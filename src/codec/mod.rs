@@ -102,6 +102,22 @@ pub trait Hdf5Filter: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether `decode_ranges` decodes ranges apart (for less than a whole
+    /// decode): reads then ask it for the parts they need, straight into
+    /// their place. False by default.
+    fn decodes_ranges(&self) -> bool {
+        false
+    }
+
+    /// How many decoded bytes of the chunk `input` encodes `decode_ranges`
+    /// decodes as one piece (blosc: its block size), for a caller that asks
+    /// for the ranges of a chunk in stretches: best a whole number of
+    /// pieces each. `None`: no ranges decoded, or no such unit.
+    fn range_piece(&self, cd_values: &[u32], input: &[u8]) -> Option<usize> {
+        let _ = (cd_values, input);
+        None
+    }
+
     /// Decode several byte ranges of the chunk `input` encodes (`chunk_len`
     /// bytes in all), each `(start, out)` into its `out`; the ranges come
     /// sorted and disjoint. For codecs that can decode apart what holds each

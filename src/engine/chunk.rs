@@ -217,6 +217,48 @@ impl ChunkSpec {
         matches!(&self.chain, Some(Ok(c)) if c.steps.len() == 1) && self.ty != NcType::String && !self.transposed()
     }
 
+    /// Whether chunks read into memory of type `mt` may be decoded straight
+    /// into it (`decode_into`): one codec, which decodes ranges (blosc), and
+    /// no conversion (a byte swap is done in place).
+    pub fn decodes_into(&self, mt: NcType) -> bool {
+        let ranges = matches!(&self.chain, Some(Ok(c)) if c.steps.first().is_some_and(|s| s.filter.decodes_ranges()));
+        ranges && self.ranged_decode() && mt == self.ty
+    }
+
+    /// Start decoding the parts `dests` of a chunk, each (element offset in
+    /// the chunk, destination; sorted and disjoint), from its stored bytes
+    /// straight into their destinations (see `IntoPlace`).
+    pub fn in_place_decoder<'d>(
+        &self,
+        stored: Vec<u8>,
+        dests: Vec<(usize, &'d mut [u8])>,
+    ) -> NcResult<IntoPlace<'_, 'd>> {
+        let limits = self.stored_limits()?;
+        let step = match &self.chain {
+            Some(Ok(chain)) if self.decodes_into(self.ty) && !limits.vlen => Some(&chain.steps[0]),
+            _ => None,
+        };
+        let es = self.elem_size();
+        Ok(IntoPlace {
+            spec: self,
+            step,
+            raw_len: limits.raw_len,
+            stored,
+            parts: dests.into_iter().map(|(at, d)| (at * es, d)).collect(),
+            next: 0,
+            whole: None,
+        })
+    }
+
+    /// Decode the parts `dests` of a chunk (as `in_place_decoder`) all at once.
+    /// `name` names the chunk in log lines.
+    pub fn decode_into(&self, stored: Vec<u8>, dests: Vec<(usize, &mut [u8])>, name: &dyn Display) -> NcResult<()> {
+        let mut chunk = self.in_place_decoder(stored, dests)?;
+        chunk.advance(usize::MAX, name)?;
+        chunk.recycle();
+        Ok(())
+    }
+
     /// The one codec that would decode the element ranges `ranges` (sorted,
     /// disjoint, from `part_ranges`) of a chunk, with the byte span from the
     /// first range's start to the last one's end; None when the chunk must
@@ -477,6 +519,104 @@ impl ChunkSpec {
     }
 }
 
+/// A chunk decoded straight into caller memory (`ChunkSpec::in_place_decoder`),
+/// a stretch at a time: `advance` writes the parts before a byte of the
+/// chunk, so that the chunks of one row of chunks, whose parts share pages
+/// of caller memory, can be written in step. The codec decodes the ranges
+/// when it can (blosc); otherwise the chunk is decoded whole once and the
+/// parts copied out of it.
+pub(super) struct IntoPlace<'s, 'd> {
+    spec: &'s ChunkSpec,
+    /// The codec that decodes ranges (None: decode whole).
+    step: Option<&'s Step>,
+    raw_len: usize,
+    stored: Vec<u8>,
+    /// (byte offset in the chunk, destination) of every part, in order;
+    /// those from `next` on are not written yet.
+    parts: Vec<(usize, &'d mut [u8])>,
+    next: usize,
+    /// The chunk decoded whole (native byte order), once the codec has not
+    /// decoded a range.
+    whole: Option<ChunkData>,
+}
+
+impl<'d> IntoPlace<'_, 'd> {
+    /// The stretch of decoded bytes the codec decodes as one piece (blosc:
+    /// a block), when it decodes ranges.
+    pub fn piece(&self) -> Option<usize> {
+        self.step.and_then(|s| s.filter.range_piece(&s.working, &self.stored))
+    }
+
+    /// The parts not written yet that lie before byte `until` of the chunk
+    /// (a part across it cut there: its tail stays).
+    fn take_before(&mut self, until: usize) -> Vec<(usize, &'d mut [u8])> {
+        let mut now = Vec::new();
+        while let Some((at, d)) = self.parts.get_mut(self.next) {
+            let at = *at;
+            if at >= until {
+                break;
+            }
+            let d = std::mem::take(d);
+            if d.len() <= until - at {
+                now.push((at, d));
+                self.next += 1;
+            } else {
+                let (head, tail) = d.split_at_mut(until - at);
+                now.push((at, head));
+                self.parts[self.next] = (until, tail);
+                break;
+            }
+        }
+        now
+    }
+
+    /// Write the parts (or their heads) that lie before byte `until` of
+    /// the chunk. `name` names the chunk in log lines.
+    pub fn advance(&mut self, until: usize, name: &dyn Display) -> NcResult<()> {
+        let mut now = self.take_before(until);
+        if now.is_empty() {
+            return Ok(());
+        }
+        if self.whole.is_none() {
+            let step = self.step;
+            match step.and_then(|s| s.filter.decode_ranges(&s.working, &self.stored, self.raw_len, &mut now)) {
+                Some(Ok(())) => {
+                    if self.spec.swaps() {
+                        for (_, d) in now {
+                            convert::swap_in_place(d, self.spec.ty.size());
+                        }
+                    }
+                    return Ok(());
+                }
+                Some(Err(e)) => {
+                    crate::nclog!(Level::Error, "chunk {}: the codec chain cannot decode it", name);
+                    return Err(e);
+                }
+                None => {
+                    let stored = std::mem::take(&mut self.stored);
+                    self.whole = Some(self.spec.decode_stored(stored, name)?);
+                }
+            }
+        }
+        let Some(ChunkData::Bytes(b)) = &self.whole else {
+            return Err(NcError::Internal);
+        };
+        for (at, d) in now {
+            let src = b.get(at..at + d.len()).ok_or(NcError::Internal)?;
+            d.copy_from_slice(src);
+        }
+        Ok(())
+    }
+
+    /// Give the chunk's buffers back for reuse.
+    pub fn recycle(self) {
+        buffers::give(self.stored);
+        if let Some(w) = self.whole {
+            recycle(w);
+        }
+    }
+}
+
 /// Hand a chunk's memory back for reuse.
 pub(super) fn recycle(d: ChunkData) {
     if let ChunkData::Bytes(b) = d {
@@ -574,6 +714,47 @@ pub(super) mod tests {
 
     fn ints(v: &[i32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    /// A chunk decoded into place a stretch at a time (cut anywhere on
+    /// whole elements, parts cut across stretches) writes what one whole
+    /// decode writes: blosc (ranges decoded, both byte orders) and zstd
+    /// (decoded whole once, then copied).
+    #[test]
+    fn decoded_in_place_in_stretches_equals_at_once() {
+        let vals: Vec<i32> = (0..40_000).map(|i| i * 3 - (i >> 4)).collect();
+        let codecs = [
+            serde_json::json!({"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 4096}),
+            serde_json::json!({"id": "zstd", "level": 1}),
+        ];
+        // Parts: (first element, elements).
+        let parts = [(0usize, 10usize), (10, 1000), (3000, 5000), (20_000, 3), (39_990, 10)];
+        for codec in &codecs {
+            for big in [false, true] {
+                let mut s = spec(NcType::Int, &[vals.len()]);
+                s.big_endian = big;
+                let s = with_codecs(s, std::slice::from_ref(codec));
+                let stored = s.encode(&ChunkData::Bytes(ints(&vals))).unwrap();
+                for stretch in [4usize, 4096, 10_000, 64 << 10, usize::MAX] {
+                    let mut bufs: Vec<Vec<u8>> = parts.iter().map(|&(_, n)| vec![0; n * 4]).collect();
+                    let dests = parts
+                        .iter()
+                        .zip(bufs.iter_mut())
+                        .map(|(&(a, _), b)| (a, &mut b[..]))
+                        .collect();
+                    let mut chunk = s.in_place_decoder(stored.clone(), dests).unwrap();
+                    let mut until = 0usize;
+                    while until < vals.len() * 4 {
+                        until = until.saturating_add(stretch);
+                        chunk.advance(until, &"c").unwrap();
+                    }
+                    chunk.recycle();
+                    for (&(a, n), b) in parts.iter().zip(&bufs) {
+                        assert_eq!(*b, ints(&vals[a..a + n]), "{codec} big-endian {big}, stretch {stretch}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! A variable's chunks in and out of their source: fetch and decode (whole,
-//! in part, fetched ahead, or straight into caller memory), encode and store.
+//! in part, fetched ahead, or straight into caller memory, stored or
+//! decoded), encode and store.
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -85,6 +86,30 @@ impl VarChunks {
                 buffers::give(stored);
                 self.decode_fetched(idx, Err(e)).map(Part::Whole)
             }
+        }
+    }
+
+    /// Fetch a chunk's stored bytes (`None`: absent).
+    pub fn fetch(&self, idx: &[u64]) -> Fetched {
+        let limits = self.spec.stored_limits()?;
+        let mut stored = self.spec.fetch_buffer(limits.raw_len);
+        match self.source.get_into(idx, limits.max_stored as u64, &mut stored) {
+            Ok(true) => Ok(Some(stored)),
+            other => {
+                buffers::give(stored);
+                other.map(|_| None)
+            }
+        }
+    }
+
+    /// Fetch a chunk and decode the parts `dests` of it (element offset in
+    /// the chunk, destination; sorted and disjoint) straight into their
+    /// destinations (see `ChunkSpec::decode_into`): `None`. An absent chunk
+    /// is the fill chunk, for the caller to copy from.
+    pub fn load_into(&self, idx: &[u64], dests: Vec<(usize, &mut [u8])>) -> NcResult<Option<ChunkData>> {
+        match self.fetch(idx) {
+            Ok(Some(stored)) => self.spec.decode_into(stored, dests, &self.name(idx)).map(|()| None),
+            other => self.decode_fetched(idx, other).map(Some),
         }
     }
 

@@ -1,9 +1,10 @@
 //! Reading a hyperslab (nc_get_vars). The selection's chunks go to the
 //! worker pool batch by batch (`schedule.rs`); each chunk takes one read
-//! path (`ReadPath`: cached, fetched ahead, read in place, decoded in part,
-//! decoded whole) and its values go straight into the part of the caller's
-//! buffer it covers (the buffer is split into disjoint pieces first, so no
-//! staging copy is needed). Decoded chunks then enter the cache.
+//! path (`ReadPath`: cached, fetched ahead, read in place, decoded into
+//! place, decoded in part, decoded whole) and its values go straight into
+//! the part of the caller's buffer it covers (the buffer is split into
+//! disjoint pieces first, so no staging copy is needed). Decoded chunks then
+//! enter the cache.
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
@@ -13,7 +14,9 @@ use super::chunk::{Part, recycle};
 use super::copy;
 use super::flush::write_evicted;
 use super::io::VarChunks;
-use super::schedule::{Block, ReadPlan, by_arrival, by_group, carve_runs, read_groups, split_blocks};
+use super::schedule::{
+    Block, ReadPlan, by_arrival, by_group, by_group_jobs, carve_group, carve_runs, read_groups, split_blocks,
+};
 use super::select::{ChunkSel, Run, Selection, part_ranges};
 use super::source::{Fetched, Prefetched};
 use super::{MemOut, prepare};
@@ -22,6 +25,14 @@ use crate::model::Dataset;
 use crate::model::cache::{ChunkCache, ChunkData};
 use crate::model::types::NcType;
 use crate::runtime::pool;
+
+/// The most decoded bytes of a row of chunks decoded in step at once
+/// (`BatchReader::decode_in_step`; each chunk's stored bytes are held
+/// meanwhile).
+const IN_STEP_BYTES: usize = 16 << 20;
+/// The least bytes of each chunk decoded per step (a whole number of the
+/// codec's pieces).
+const IN_STEP_STRETCH: usize = 64 << 10;
 
 /// Read a hyperslab (nc_get_vars) into caller memory.
 pub fn get_vars(
@@ -131,6 +142,12 @@ enum ReadPath {
     /// Stored exactly as the caller wants it (no codec, no conversion): only
     /// the bytes asked for are read, straight into caller memory.
     InPlace,
+    /// A read that keeps nothing in the cache (streaming), with no
+    /// conversion, through a codec that decodes ranges (blosc): the values
+    /// are decoded straight into caller memory (block by block, each block
+    /// still in cache when its values are written out), the chunks of a row
+    /// of chunks in step (`BatchReader::decode_in_step`).
+    DecodeInto,
     /// A small part of a compressed chunk read for the first time: only
     /// these element ranges are decoded, when the codec can (not cached).
     Part(Vec<(usize, usize)>),
@@ -158,10 +175,14 @@ impl BatchReader<'_> {
             MemOut::Num { ty, data } => {
                 let mt = *ty;
                 let blocks = split_blocks(data, mt.size(), &groups)?;
-                let job = |c: &ChunkSel, bl: &mut Vec<Block<'_, u8>>| self.number_chunk(c, mt, bl);
                 if self.prefetched.is_empty() {
-                    Ok(by_group(&groups, blocks, job))
+                    let group = |cs: &[ChunkSel], bl: &mut Vec<Block<'_, u8>>| self.number_group(cs, mt, bl);
+                    Ok(by_group_jobs(&groups, blocks, group))
                 } else {
+                    let job = |c: &ChunkSel, bl: &mut Vec<Block<'_, u8>>| {
+                        let runs = self.sel.runs(&c.segs);
+                        self.number_chunk(c, &runs, mt, bl)
+                    };
                     let arrived =
                         |c: &ChunkSel, fetched, bl: &Mutex<Vec<Block<'_, u8>>>| self.arrived_chunk(c, mt, fetched, bl);
                     by_arrival(&groups, blocks, self.prefetched, job, arrived)
@@ -183,6 +204,8 @@ impl BatchReader<'_> {
             ReadPath::Prefetched
         } else if spec.reads_in_place(mt) && runs.iter().all(|r| r.step == 1) {
             ReadPath::InPlace
+        } else if self.streaming && spec.decodes_into(mt) && runs.iter().all(|r| r.step == 1) {
+            ReadPath::DecodeInto
         } else if let Some(ranges) = self.part_ranges(idx, runs) {
             ReadPath::Part(ranges)
         } else {
@@ -210,12 +233,114 @@ impl BatchReader<'_> {
         }
     }
 
-    /// Read one chunk of numbers into its runs of its group's blocks.
-    fn number_chunk(&self, c: &ChunkSel, mt: NcType, blocks: &mut [Block<'_, u8>]) -> NcResult<ChunkRead> {
+    /// Read the chunks of one group (a row of chunks) into its blocks: in
+    /// step when they all decode into place (`decode_in_step`), otherwise
+    /// one after the other.
+    fn number_group(&self, chunks: &[ChunkSel], mt: NcType, blocks: &mut [Block<'_, u8>]) -> Vec<NcResult<ChunkRead>> {
+        let runs: Vec<Vec<Run>> = chunks.iter().map(|c| self.sel.runs(&c.segs)).collect();
+        let in_step = chunks.len() > 1
+            && chunks
+                .iter()
+                .zip(&runs)
+                .all(|(c, r)| self.path(&c.idx, mt, r) == ReadPath::DecodeInto);
+        if !in_step {
+            return chunks
+                .iter()
+                .zip(&runs)
+                .map(|(c, r)| self.number_chunk(c, r, mt, blocks))
+                .collect();
+        }
+        // At most IN_STEP_BYTES of decoded chunks (and their stored bytes
+        // in memory) at once.
+        let per = (IN_STEP_BYTES / self.chunks.spec.chunk_bytes()).max(1);
+        chunks
+            .chunks(per)
+            .zip(runs.chunks(per))
+            .flat_map(|(cs, rs)| self.decode_in_step(cs, rs, mt, blocks))
+            .collect()
+    }
+
+    /// Decode chunks of one row of chunks straight into place in step: a
+    /// stretch of every chunk in turn (the same rows of each), so that the
+    /// pages of caller memory they share are written while they are at
+    /// hand, not once per chunk. `runs` are the chunks' runs.
+    fn decode_in_step(
+        &self,
+        chunks: &[ChunkSel],
+        runs: &[Vec<Run>],
+        mt: NcType,
+        blocks: &mut [Block<'_, u8>],
+    ) -> Vec<NcResult<ChunkRead>> {
+        let pieces = match carve_group(blocks, mt.size(), runs) {
+            Ok(p) => p,
+            Err(e) => return chunks.iter().map(|_| Err(e)).collect(),
+        };
+        let done = || ChunkRead {
+            keep: None,
+            out_of_range: false,
+        };
+        let mut results = Vec::with_capacity(chunks.len());
+        let mut going = Vec::with_capacity(chunks.len());
+        for (k, ((c, r), mut p)) in chunks.iter().zip(runs).zip(pieces).enumerate() {
+            match self.chunks.fetch(&c.idx) {
+                Ok(Some(stored)) => {
+                    let dests = r.iter().zip(p).map(|(run, d)| (run.chunk, d)).collect();
+                    match self.chunks.spec.in_place_decoder(stored, dests) {
+                        Ok(chunk) => {
+                            going.push((k, chunk));
+                            results.push(Ok(done()));
+                        }
+                        Err(e) => results.push(Err(e)),
+                    }
+                }
+                // Absent (filled), or not fetched.
+                other => results.push(self.chunks.decode_fetched(&c.idx, other).and_then(|fill| {
+                    let out_of_range = copy::runs_out(&fill, self.chunks.spec.ty, mt, r, &mut p);
+                    recycle(fill);
+                    Ok(ChunkRead {
+                        keep: None,
+                        out_of_range: out_of_range?,
+                    })
+                })),
+            }
+        }
+        // Stretches of whole pieces of the codec (blosc blocks), on whole
+        // elements.
+        let es = mt.size().max(1);
+        let piece = going.iter().filter_map(|(_, g)| g.piece()).max().unwrap_or(0);
+        let stretch = piece.max(IN_STEP_STRETCH).next_multiple_of(es);
+        let mut until = 0usize;
+        while !going.is_empty() && until < usize::MAX {
+            until = until.saturating_add(stretch);
+            if until >= self.chunks.spec.chunk_bytes() {
+                until = usize::MAX;
+            }
+            going.retain_mut(|(k, g)| match g.advance(until, &self.chunks.name(&chunks[*k].idx)) {
+                Ok(()) => true,
+                Err(e) => {
+                    results[*k] = Err(e);
+                    false
+                }
+            });
+        }
+        for (_, g) in going {
+            g.recycle();
+        }
+        results
+    }
+
+    /// Read one chunk of numbers (its runs `runs`) into its runs of its
+    /// group's blocks.
+    fn number_chunk(
+        &self,
+        c: &ChunkSel,
+        runs: &[Run],
+        mt: NcType,
+        blocks: &mut [Block<'_, u8>],
+    ) -> NcResult<ChunkRead> {
         let ft = self.chunks.spec.ty;
-        let runs = self.sel.runs(&c.segs);
-        let mut pieces = carve_runs(blocks, mt.size(), &runs)?;
-        let fresh = match self.path(&c.idx, mt, &runs) {
+        let mut pieces = carve_runs(blocks, mt.size(), runs)?;
+        let fresh = match self.path(&c.idx, mt, runs) {
             ReadPath::Cached => None,
             ReadPath::Prefetched => Some(self.chunks.load_with(self.prefetched, &c.idx)?),
             ReadPath::InPlace => {
@@ -232,6 +357,23 @@ impl BatchReader<'_> {
                 }
                 // Absent: fill.
                 Some(self.chunks.load(&c.idx)?)
+            }
+            ReadPath::DecodeInto => {
+                let dests = runs
+                    .iter()
+                    .zip(pieces.iter_mut())
+                    .map(|(r, d)| (r.chunk, &mut **d))
+                    .collect();
+                match self.chunks.load_into(&c.idx, dests)? {
+                    None => {
+                        return Ok(ChunkRead {
+                            keep: None,
+                            out_of_range: false,
+                        });
+                    }
+                    // Absent (filled), or a codec that decodes no ranges.
+                    Some(d) => Some(d),
+                }
             }
             ReadPath::Part(ranges) => match self.chunks.load_part(&c.idx, &ranges)? {
                 Part::Range { first, bytes } => {
@@ -258,7 +400,7 @@ impl BatchReader<'_> {
             .as_ref()
             .or_else(|| self.cache.peek(&c.idx))
             .ok_or(NcError::Internal)?;
-        let out_of_range = copy::runs_out(data, ft, mt, &runs, &mut pieces)?;
+        let out_of_range = copy::runs_out(data, ft, mt, runs, &mut pieces)?;
         Ok(ChunkRead {
             keep: fresh.and_then(|d| self.keep(d)),
             out_of_range,
@@ -321,6 +463,11 @@ mod tests {
     /// An 8x8 int array in 4x4 chunks, value 100 * row + column, stored
     /// with `codecs`; chunk (1, 1) is absent (fill 0).
     fn array(codecs: &[serde_json::Value]) -> (Arc<dyn Store>, VarChunks) {
+        array_in(codecs, cfg!(target_endian = "big"))
+    }
+
+    /// `array`, stored big-endian or little-endian.
+    fn array_in(codecs: &[serde_json::Value], big_endian: bool) -> (Arc<dyn Store>, VarChunks) {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
         let source = Arc::new(ObjectPerChunk::new(
             store.clone(),
@@ -328,6 +475,7 @@ mod tests {
             KeyEncoding::V2 { separator: '.' },
         ));
         let mut s = spec(NcType::Int, &[4, 4]);
+        s.big_endian = big_endian;
         if !codecs.is_empty() {
             s = with_codecs(s, codecs);
         }
@@ -370,6 +518,18 @@ mod tests {
         part: bool,
         mt: NcType,
     ) -> (Vec<u8>, Vec<ReadPath>, Vec<ChunkRead>) {
+        read_streaming(chunks, cache, sel, part, mt, false)
+    }
+
+    /// `read`, keeping nothing in the cache (`streaming`) or not.
+    fn read_streaming(
+        chunks: &VarChunks,
+        cache: &ChunkCache,
+        sel: &Selection,
+        part: bool,
+        mt: NcType,
+        streaming: bool,
+    ) -> (Vec<u8>, Vec<ReadPath>, Vec<ChunkRead>) {
         let batch = sel.chunks();
         let part_ok: HashSet<&[u64]> = if part {
             batch.iter().map(|c| c.idx.as_slice()).collect()
@@ -383,7 +543,7 @@ mod tests {
             cache,
             prefetched: &prefetched,
             part_ok,
-            streaming: false,
+            streaming,
         };
         let paths = batch
             .iter()
@@ -474,6 +634,70 @@ mod tests {
         let (buf, _, results) = read(&chunks, &cache, &sel, false, NcType::Byte);
         assert!(results.iter().any(|r| r.out_of_range));
         assert_eq!(&buf[..8], &[0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn streaming_reads_decode_blosc_into_place() {
+        let blosc = serde_json::json!({"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0});
+        let zstd = serde_json::json!({"id": "zstd", "level": 1});
+        let cache = ChunkCache::new(1 << 20, 100, 0.75);
+        let whole = selection(&[0, 0], &[8, 8], None);
+        let part = selection(&[1, 2], &[6, 5], None);
+        let want_part: Vec<i32> = (1..7)
+            .flat_map(|y| (2..7).map(move |x| whole_array()[y * 8 + x]))
+            .collect();
+        for big in [false, true] {
+            let (_, chunks) = array_in(std::slice::from_ref(&blosc), big);
+            let (buf, paths, results) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, true);
+            assert_eq!(ints(&buf), whole_array(), "big-endian {big}");
+            assert_eq!(paths, vec![ReadPath::DecodeInto; 4]);
+            assert!(results.iter().all(|r| r.keep.is_none() && !r.out_of_range));
+            let (buf, _, _) = read_streaming(&chunks, &cache, &part, true, NcType::Int, true);
+            assert_eq!(ints(&buf), want_part, "big-endian {big}");
+            // Another memory type, or a read the cache keeps: decoded whole.
+            let (buf, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Double, true);
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
+            assert_eq!(
+                buf.chunks_exact(8)
+                    .map(|x| f64::from_ne_bytes(x.try_into().unwrap()) as i32)
+                    .collect::<Vec<_>>(),
+                whole_array()
+            );
+            let (_, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, false);
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
+            // A codec that decodes no ranges: decoded whole.
+            let (_, chunks) = array_in(std::slice::from_ref(&zstd), big);
+            let (buf, paths, _) = read_streaming(&chunks, &cache, &whole, false, NcType::Int, true);
+            assert_eq!(ints(&buf), whole_array(), "zstd, big-endian {big}");
+            assert_eq!(paths, vec![ReadPath::Whole; 4]);
+        }
+        // A damaged chunk (cut short) is NC_EFILTER.
+        let (store, chunks) = array(&[blosc]);
+        let key = Key::new("v/0.1").unwrap();
+        let b = store.get(&key, 1 << 20).unwrap().unwrap();
+        store.put(&key, &b[..b.len() - 4]).unwrap();
+        let batch = whole.chunks();
+        let prefetched = Prefetched::default();
+        let reader = BatchReader {
+            chunks: &chunks,
+            sel: &whole,
+            cache: &cache,
+            prefetched: &prefetched,
+            part_ok: HashSet::new(),
+            streaming: true,
+        };
+        let mut buf = vec![0u8; 64 * 4];
+        let r = reader
+            .read(
+                &batch,
+                &mut MemOut::Num {
+                    ty: NcType::Int,
+                    data: &mut buf,
+                },
+            )
+            .unwrap();
+        assert_eq!(r[1].as_ref().err(), Some(&NcError::Filter));
+        assert!(r[0].is_ok() && r[2].is_ok());
     }
 
     #[test]

@@ -168,31 +168,75 @@ pub(super) fn carve_runs<'b, T>(
     unit: usize,
     runs: &[Run],
 ) -> NcResult<Vec<&'b mut [T]>> {
-    let mut out = Vec::with_capacity(runs.len());
-    let mut it = blocks.iter_mut();
-    // The current block: the output element its unread tail starts at, the
-    // one it ends before, and that tail.
-    let mut cur: Option<(usize, usize, &'b mut [T])> = None;
-    for r in runs {
+    let mut cut = Carver::new(blocks, unit);
+    runs.iter().map(|r| cut.next(r)).collect()
+}
+
+/// Cut the runs of several chunks of one group out of its blocks at once
+/// (their runs interleave in output order: a row of the selection crosses
+/// them all); each chunk's pieces in the order of its runs.
+pub(super) fn carve_group<'b, T>(
+    blocks: &'b mut [Block<'_, T>],
+    unit: usize,
+    runs: &[Vec<Run>],
+) -> NcResult<Vec<Vec<&'b mut [T]>>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut cut = Carver::new(blocks, unit);
+    let mut out: Vec<Vec<&'b mut [T]>> = runs.iter().map(|r| Vec::with_capacity(r.len())).collect();
+    // The next run of every chunk, the one first in output order on top.
+    let mut heads: BinaryHeap<Reverse<(usize, usize, usize)>> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.first().map(|f| Reverse((f.out, k, 0))))
+        .collect();
+    while let Some(Reverse((_, k, i))) = heads.pop() {
+        out[k].push(cut.next(&runs[k][i])?);
+        if let Some(r) = runs[k].get(i + 1) {
+            heads.push(Reverse((r.out, k, i + 1)));
+        }
+    }
+    Ok(out)
+}
+
+/// Cuts runs, in output order, out of a group's blocks.
+struct Carver<'b, 'a, T> {
+    blocks: std::slice::IterMut<'b, Block<'a, T>>,
+    unit: usize,
+    /// The current block: the output element its unread tail starts at,
+    /// the one it ends before, and that tail.
+    cur: Option<(usize, usize, &'b mut [T])>,
+}
+
+impl<'b, 'a, T> Carver<'b, 'a, T> {
+    fn new(blocks: &'b mut [Block<'a, T>], unit: usize) -> Self {
+        Carver {
+            blocks: blocks.iter_mut(),
+            unit,
+            cur: None,
+        }
+    }
+
+    /// The piece of run `r`, which comes after every run cut before.
+    fn next(&mut self, r: &Run) -> NcResult<&'b mut [T]> {
         loop {
-            match &cur {
+            match &self.cur {
                 Some((pos, end, _)) if r.out >= *pos && r.out + r.len <= *end => break,
                 Some((pos, _, _)) if r.out < *pos => return Err(NcError::Internal),
                 _ => {
-                    let b = it.next().ok_or(NcError::Internal)?;
-                    let len = b.items.len() / unit.max(1);
-                    cur = Some((b.first, b.first + len, &mut *b.items));
+                    let b = self.blocks.next().ok_or(NcError::Internal)?;
+                    let len = b.items.len() / self.unit.max(1);
+                    self.cur = Some((b.first, b.first + len, &mut *b.items));
                 }
             }
         }
-        let (pos, end, rest) = cur.take().ok_or(NcError::Internal)?;
-        let skip = (r.out - pos) * unit;
+        let (pos, end, rest) = self.cur.take().ok_or(NcError::Internal)?;
+        let skip = (r.out - pos) * self.unit;
         let (_, tail) = rest.split_at_mut(skip);
-        let (piece, tail) = tail.split_at_mut(r.len * unit);
-        out.push(piece);
-        cur = Some((r.out + r.len, end, tail));
+        let (piece, tail) = tail.split_at_mut(r.len * self.unit);
+        self.cur = Some((r.out + r.len, end, tail));
+        Ok(piece)
     }
-    Ok(out)
 }
 
 /// Run `job` over every chunk of the groups, one pool job per group (its
@@ -202,7 +246,17 @@ pub(super) fn by_group<B: Send, R: Send>(
     blocks: Vec<B>,
     job: impl Fn(&ChunkSel, &mut B) -> R + Sync + Send,
 ) -> Vec<R> {
-    let group_job = |(g, mut bl): (&ReadGroup<'_>, B)| -> Vec<R> { g.chunks.iter().map(|c| job(c, &mut bl)).collect() };
+    by_group_jobs(groups, blocks, |chunks, bl| chunks.iter().map(|c| job(c, bl)).collect())
+}
+
+/// Run `job` over each group's chunks (all of them, over its blocks; a
+/// result per chunk), one pool job per group; the results in batch order.
+pub(super) fn by_group_jobs<B: Send, R: Send>(
+    groups: &[ReadGroup<'_>],
+    blocks: Vec<B>,
+    job: impl Fn(&[ChunkSel], &mut B) -> Vec<R> + Sync + Send,
+) -> Vec<R> {
+    let group_job = |(g, mut bl): (&ReadGroup<'_>, B)| -> Vec<R> { job(g.chunks, &mut bl) };
     run_jobs(groups.iter().zip(blocks).collect(), group_job)
         .into_iter()
         .flatten()
@@ -342,6 +396,34 @@ mod tests {
         // A batch cut inside a row makes two groups of the same row.
         let groups = read_groups(&s, &batch[1..3]);
         assert_eq!(groups.len(), 2);
+    }
+
+    #[test]
+    fn a_group_carved_at_once_equals_its_chunks_carved_in_turn() {
+        let s = sel(&[6, 12], &[3, 4], &[1, 1], &[5, 10]);
+        let batch = s.chunks();
+        let groups = read_groups(&s, &batch);
+        assert_eq!(groups[0].chunks.len(), 3);
+        let runs: Vec<Vec<Run>> = groups[0].chunks.iter().map(|c| s.runs(&c.segs)).collect();
+        // Each element's output position, written through the pieces.
+        let mut buf: Vec<usize> = vec![usize::MAX; 50];
+        let mut blocks = split_blocks(&mut buf, 1, &groups).unwrap();
+        let pieces = carve_group(&mut blocks[0], 1, &runs).unwrap();
+        for (chunk_runs, chunk_pieces) in runs.iter().zip(pieces) {
+            assert_eq!(chunk_runs.len(), chunk_pieces.len());
+            for (r, p) in chunk_runs.iter().zip(chunk_pieces) {
+                assert_eq!(p.len(), r.len);
+                p.iter_mut().enumerate().for_each(|(k, x)| *x = r.out + k);
+            }
+        }
+        drop(blocks);
+        let first_rows = groups[0].blocks.iter().map(|b| b.1).sum::<usize>();
+        assert_eq!(buf[..first_rows], (0..first_rows).collect::<Vec<_>>()[..]);
+        // Runs out of order: an internal error.
+        let mut blocks = split_blocks(&mut buf, 1, &groups).unwrap();
+        let mut bad = runs.clone();
+        bad[1].reverse();
+        assert_eq!(carve_group(&mut blocks[0], 1, &bad).err(), Some(NcError::Internal));
     }
 
     #[test]

@@ -1,11 +1,15 @@
-//! Bindings to the C libraries the library calls (not exports): c-blosc,
+//! Bindings to the C libraries the library calls (not exports): c-blosc and
+//! the LZ4 block decoder it links,
 //! Intel's ISA-L (through `c/isal.c`), libaec's szip API (`szip.rs`),
 //! HDF5-style filter plugins loaded with
-//! `dlopen`, and the system libnetcdf that non-Zarr datasets are handed to.
+//! `dlopen`, and the system libnetcdf that non-Zarr datasets are handed to;
+//! and the SSE2 unshuffle (`simd.rs`).
 //! Each `unsafe` block here says why the call is sound.
 
 pub mod blosc;
 pub mod isal;
+pub mod lz4;
 pub mod netcdf;
 pub mod plugin;
+pub mod simd;
 pub mod szip;
