@@ -389,7 +389,8 @@ def s3_env(R):
     senv.setdefault("S3TS_DIR", os.path.join(ROOT, "target", "bench", "s3-server"))
     senv.setdefault("S3TS_PORT", "7590")
     senv.setdefault("S3TS_MON_PORT", "16889")
-    senv.setdefault("S3TS_OSD_PORTS", "16900-16999")
+    # (OSD ports apart from the test server's 16900-16999, which may run beside it.)
+    senv.setdefault("S3TS_OSD_PORTS", "17200-17299")
     # The in-memory OSD must hold every store W3 writes (about 2.2 GiB with the
     # Python engines): a full OSD blocks PUTs for good, which looked like a
     # context engine hanging in earlier runs.
