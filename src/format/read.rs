@@ -471,6 +471,24 @@ fn holds_zarr_objects(store: &dyn Store) -> bool {
     false
 }
 
+/// An array of length `len` along the dimension `fqn`: an unlimited
+/// dimension grows to it, a fixed one must have that length.
+pub(super) fn use_dim_length(dim: &mut crate::model::Dim, fqn: &str, len: usize) -> NcResult<()> {
+    if dim.unlimited {
+        dim.len = dim.len.max(len);
+    } else if dim.len != len {
+        crate::nclog!(
+            Level::Error,
+            "dimension {} has length {} but an array uses {}",
+            fqn,
+            dim.len,
+            len
+        );
+        return Err(NcError::DimSize);
+    }
+    Ok(())
+}
+
 /// Open a Zarr v3 dataset (its root `zarr.json`).
 fn open_v3(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Dataset> {
     match store.get(&Key::new(super::v3::ZARR_JSON)?, MAX_METADATA_BYTES)? {
@@ -1252,19 +1270,7 @@ impl Reader<'_, '_> {
         let gkey = gpath.split('/').filter(|s| !s.is_empty()).collect::<Vec<_>>().join("/");
         let g = *self.groups_by_key.get(&gkey).ok_or(NcError::NcZarr)?;
         if let Some(d) = self.find_dim(g, dname) {
-            let dim = &mut ds.dims[d];
-            if dim.unlimited {
-                dim.len = dim.len.max(len);
-            } else if dim.len != len {
-                crate::nclog!(
-                    Level::Error,
-                    "dimension {} has length {} but an array uses {}",
-                    fqn,
-                    dim.len,
-                    len
-                );
-                return Err(NcError::DimSize);
-            }
+            use_dim_length(&mut ds.dims[d], fqn, len)?;
             return Ok(d);
         }
         // A reference to a dimension the group did not declare (older writers):

@@ -176,19 +176,7 @@ fn resolve_dim(ds: &mut Dataset, grp: usize, fqn: &str, len: usize) -> NcResult<
             .ok_or(NcError::NcZarr)?;
     }
     if let Some(&d) = ds.groups[g].dims.iter().find(|&&d| ds.dims[d].name == dname) {
-        let dim = &mut ds.dims[d];
-        if dim.unlimited {
-            dim.len = dim.len.max(len);
-        } else if dim.len != len {
-            crate::nclog!(
-                Level::Error,
-                "dimension {} has length {} but an array uses {}",
-                fqn,
-                dim.len,
-                len
-            );
-            return Err(NcError::DimSize);
-        }
+        crate::format::read::use_dim_length(&mut ds.dims[d], fqn, len)?;
         return Ok(d);
     }
     if !ds.is_ancestor(g, grp) || !names::usable(NameKind::Dimension, dname, &ds.group_full_name(g)) {
