@@ -47,6 +47,9 @@ mod conformance {
         assert_eq!(s.get(&k("x/y/0.1"), 10_000).unwrap().as_deref(), Some(&data[..]));
         s.put_parts(&k("x/y/0.2"), &[]).unwrap();
         assert_eq!(s.get(&k("x/y/0.2"), 0), Ok(Some(vec![])));
+        s.put_owned(&k("x/y/0.3"), vec![data[..7].to_vec(), Vec::new(), data[7..].to_vec()])
+            .unwrap();
+        assert_eq!(s.get(&k("x/y/0.3"), 10_000).unwrap().as_deref(), Some(&data[..]));
     }
 
     pub fn overwrite(s: &dyn Store) {
@@ -1102,6 +1105,14 @@ mod s3 {
         assert_eq!(s.0.get(&k("big/1"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
         s.0.put_parts(&k("big/2"), &[&big[..10], &big[10..20]]).unwrap();
         assert_eq!(s.0.get(&k("big/2"), 100).unwrap().as_deref(), Some(&big[..20]));
+        // Owned parts are sent from their own buffers, in a multipart upload
+        // (parts not aligned with the upload's parts) or in one PUT.
+        s.0.put_owned(&k("big/3"), vec![a.to_vec(), Vec::new(), b.to_vec(), c.to_vec()])
+            .unwrap();
+        assert_eq!(s.0.get(&k("big/3"), u64::MAX).unwrap().as_deref(), Some(&big[..]));
+        s.0.put_owned(&k("big/4"), vec![big[..10].to_vec(), big[10..20].to_vec()])
+            .unwrap();
+        assert_eq!(s.0.get(&k("big/4"), 100).unwrap().as_deref(), Some(&big[..20]));
         // Batches: 50 objects written and read concurrently, one absent.
         let objs: Vec<(Key, Vec<u8>)> = (0..50)
             .map(|i| (k(&format!("v/{i}")), vec![i as u8; 1000 + i]))

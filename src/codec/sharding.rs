@@ -240,7 +240,7 @@ impl ShardLayout {
         let total = data.checked_add(index.len()).ok_or(NcError::NoMem)?;
         let mut out = Vec::new();
         out.try_reserve_exact(total).map_err(|_| NcError::NoMem)?;
-        for part in self.shard_parts(chunks, &index) {
+        for part in self.shard_parts(chunks.iter().map(Option::as_deref), &index[..]) {
             out.extend_from_slice(part);
         }
         Ok(Some(out))
@@ -283,18 +283,19 @@ impl ShardLayout {
         Ok(Some(index))
     }
 
-    /// The pieces of a shard in stored order: its chunks and its index
-    /// (from `encode_index` of the same chunks), for a write that gathers
-    /// them without joining them first.
-    pub fn shard_parts<'a>(&self, chunks: &'a [Option<Vec<u8>>], index: &'a [u8]) -> Vec<&'a [u8]> {
-        let mut parts: Vec<&[u8]> = Vec::with_capacity(chunks.len() + 1);
+    /// The pieces of a shard in stored order: its chunks (position order,
+    /// None: absent) and its index (from `encode_index` of the same
+    /// chunks), for a write that gathers them without joining them first.
+    /// Borrowed pieces or owned ones alike.
+    pub fn shard_parts<T>(&self, chunks: impl IntoIterator<Item = Option<T>>, index: T) -> Vec<T> {
+        let chunks = chunks.into_iter();
+        let mut parts: Vec<T> = Vec::with_capacity(chunks.size_hint().0 + 1);
+        let mut index = Some(index);
         if self.index_at_start {
-            parts.push(index);
+            parts.extend(index.take());
         }
-        parts.extend(chunks.iter().flatten().map(Vec::as_slice));
-        if !self.index_at_start {
-            parts.push(index);
-        }
+        parts.extend(chunks.flatten());
+        parts.extend(index);
         parts
     }
 }

@@ -196,11 +196,13 @@ impl Sharded {
         match l.encode_index(&slots)? {
             None => Ok(self.store.delete(&key)?),
             Some(index) => {
-                // Chunks and index written as they are, never joined here.
-                let parts = l.shard_parts(&slots, &index);
-                let total = parts.iter().map(|p| p.len() as u64).sum();
-                self.store.put_parts(&key, &parts)?;
-                let ix = l.decode_index(&index, total)?;
+                // Chunks and index handed over as they are, never joined or
+                // copied here (an S3 upload sends them from these buffers).
+                let ix = {
+                    let total = slots.iter().flatten().map(|p| p.len() as u64).sum::<u64>();
+                    l.decode_index(&index, total + index.len() as u64)?
+                };
+                self.store.put_owned(&key, l.shard_parts(slots, index))?;
                 self.indexes.insert(shard.to_vec(), Some(Arc::new(ix)));
                 Ok(())
             }

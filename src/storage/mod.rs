@@ -376,6 +376,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         self.put(key, &joined)
     }
 
+    /// `put_parts` of parts the store may keep: a store that sends data
+    /// from its own buffers (S3) takes them as they are instead of copying.
+    fn put_owned(&self, key: &Key, parts: Vec<Vec<u8>>) -> StoreResult<()> {
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        self.put_parts(key, &parts)
+    }
+
     /// Delete an object, or every object below `key` when it is a prefix. Absent is fine.
     fn delete(&self, key: &Key) -> StoreResult<()>;
 

@@ -227,6 +227,36 @@ impl std::fmt::Debug for S3Store {
     }
 }
 
+/// What one object write is given: parts to copy, or buffers to send as
+/// they are.
+enum Pieces<'a> {
+    Borrowed(&'a [&'a [u8]]),
+    Owned(Vec<Bytes>),
+}
+
+impl Pieces<'_> {
+    fn total(&self) -> Option<usize> {
+        match self {
+            Pieces::Borrowed(b) => b.iter().try_fold(0usize, |a, p| a.checked_add(p.len())),
+            Pieces::Owned(o) => o.iter().try_fold(0usize, |a, p| a.checked_add(p.len())),
+        }
+    }
+
+    fn into_payload(self) -> PutPayload {
+        match self {
+            Pieces::Borrowed([one]) => PutPayload::from(Bytes::copy_from_slice(one)),
+            Pieces::Borrowed(b) => PutPayload::from_iter(b.iter().map(|p| Bytes::copy_from_slice(p))),
+            Pieces::Owned(o) => PutPayload::from_iter(o),
+        }
+    }
+}
+
+/// One piece of a multipart upload.
+enum Piece<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Bytes),
+}
+
 /// Which operation failed, for the log.
 #[derive(Clone, Copy)]
 enum Op {
@@ -390,6 +420,16 @@ impl S3Store {
             crate::nclog!(Level::Error, "s3 store: {} is read-only", self.name);
             Err(StoreError::ReadOnly)
         }
+    }
+
+    /// A write of one object at `key`: writable store, not the root.
+    fn check_object_write(&self, key: &Key) -> StoreResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
+            return Err(StoreError::InvalidKey);
+        }
+        Ok(())
     }
 
     async fn permit(&self) -> StoreResult<tokio::sync::SemaphorePermit<'_>> {
@@ -672,22 +712,16 @@ impl S3Store {
     }
 
     async fn put_async(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
-        self.put_parts_async(key, &[data]).await
+        self.put_parts_async(key, Pieces::Borrowed(&[data])).await
     }
 
     /// One PUT of the parts joined, or a multipart upload fed from the parts
     /// as they are (a shard: its chunks and its index, never joined first).
-    async fn put_parts_async(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
+    async fn put_parts_async(&self, key: &Key, parts: Pieces<'_>) -> StoreResult<()> {
         let path = self.path(key)?;
-        let total = parts
-            .iter()
-            .try_fold(0usize, |a, p| a.checked_add(p.len()))
-            .ok_or(StoreError::OutOfMemory)?;
+        let total = parts.total().ok_or(StoreError::OutOfMemory)?;
         if total < self.opts.multipart_threshold {
-            let payload = match parts {
-                [one] => PutPayload::from(Bytes::copy_from_slice(one)),
-                _ => PutPayload::from_iter(parts.iter().map(|p| Bytes::copy_from_slice(p))),
-            };
+            let payload = parts.into_payload();
             let _permit = self.permit().await?;
             return match self.client.put(&path, payload).await {
                 Ok(_) => Ok(()),
@@ -701,13 +735,26 @@ impl S3Store {
             .await
             .map_err(|e| self.fail(Op::Put, key.as_str(), &e))?;
         let mut w = WriteMultipart::new_with_chunk_size(upload, self.opts.part_size);
-        for piece in parts.iter().flat_map(|p| p.chunks(self.opts.part_size)) {
+        // Borrowed parts are copied a part at a time, owned ones are sent
+        // from their own buffers; either way at most four parts in flight.
+        let pieces: Box<dyn Iterator<Item = Piece<'_>> + Send + '_> = match parts {
+            Pieces::Borrowed(b) => Box::new(
+                b.iter()
+                    .flat_map(|p| p.chunks(self.opts.part_size))
+                    .map(Piece::Borrowed),
+            ),
+            Pieces::Owned(o) => Box::new(o.into_iter().map(Piece::Owned)),
+        };
+        for piece in pieces {
             if let Err(e) = w.wait_for_capacity(4).await {
                 let err = self.fail(Op::Put, key.as_str(), &e);
                 let _ = w.abort().await;
                 return Err(err);
             }
-            w.write(piece);
+            match piece {
+                Piece::Borrowed(b) => w.write(b),
+                Piece::Owned(b) => w.put(b),
+            }
         }
         match w.finish().await {
             Ok(_) => Ok(()),
@@ -917,21 +964,19 @@ impl Store for S3Store {
     }
 
     fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
-        self.check_writable()?;
-        if key.is_root() {
-            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
-            return Err(StoreError::InvalidKey);
-        }
+        self.check_object_write(key)?;
         block_on(self.put_async(key, data))?
     }
 
     fn put_parts(&self, key: &Key, parts: &[&[u8]]) -> StoreResult<()> {
-        self.check_writable()?;
-        if key.is_root() {
-            crate::nclog!(Level::Error, "s3 store: cannot write an object at the root key");
-            return Err(StoreError::InvalidKey);
-        }
-        block_on(self.put_parts_async(key, parts))?
+        self.check_object_write(key)?;
+        block_on(self.put_parts_async(key, Pieces::Borrowed(parts)))?
+    }
+
+    fn put_owned(&self, key: &Key, parts: Vec<Vec<u8>>) -> StoreResult<()> {
+        self.check_object_write(key)?;
+        let parts = parts.into_iter().map(Bytes::from).collect();
+        block_on(self.put_parts_async(key, Pieces::Owned(parts)))?
     }
 
     fn delete(&self, key: &Key) -> StoreResult<()> {
