@@ -15,7 +15,8 @@ use super::copy;
 use super::flush::write_evicted;
 use super::io::VarChunks;
 use super::schedule::{
-    Block, ReadPlan, by_arrival, by_group, by_group_jobs, carve_group, carve_runs, read_groups, split_blocks,
+    Block, ReadPlan, by_arrival, by_group, by_group_jobs, carve_group, carve_runs, read_batches, read_groups,
+    split_blocks,
 };
 use super::select::{ChunkSel, Run, Selection, part_ranges};
 use super::source::{Fetched, Prefetched};
@@ -73,7 +74,8 @@ pub fn get_vars(
     );
     let mut out = out;
     let mut out_of_range = false;
-    let batches: Vec<&[ChunkSel]> = work.chunks(plan.per_batch).collect();
+    let source = &chunks.source;
+    let batches = read_batches(&work, plan.per_batch, |c| source.place(&c.idx).map(|p| p.0));
     let mut ahead: Option<Prefetched> = None;
     for (b, &batch) in batches.iter().enumerate() {
         // Which chunks may be decoded in part (see `ChunkCache::first_part_read`).

@@ -70,6 +70,42 @@ impl ReadPlan {
     }
 }
 
+/// A read's chunks cut into batches of about `per_batch`: where chunks
+/// share stored objects (`object_of` gives each chunk's, None when it has
+/// one of its own), a batch that would end inside an object is carried on
+/// to the object's end when that is at most half a batch further (memory
+/// stays within 1.5 batches), so that the object's part is fetched in one
+/// request and not split between two batches.
+pub(super) fn read_batches<K: PartialEq>(
+    work: &[ChunkSel],
+    per_batch: usize,
+    object_of: impl Fn(&ChunkSel) -> Option<K>,
+) -> Vec<&[ChunkSel]> {
+    let per_batch = per_batch.max(1);
+    let mut out = Vec::with_capacity(work.len().div_ceil(per_batch));
+    let mut rest = work;
+    while !rest.is_empty() {
+        let mut end = per_batch.min(rest.len());
+        if end < rest.len()
+            && let Some(obj) = object_of(&rest[end - 1])
+        {
+            let reach = per_batch / 2;
+            let run = rest[end..]
+                .iter()
+                .take(reach + 1)
+                .take_while(|c| object_of(c).as_ref() == Some(&obj))
+                .count();
+            if run <= reach {
+                end += run;
+            }
+        }
+        let (batch, tail) = rest.split_at(end);
+        out.push(batch);
+        rest = tail;
+    }
+    out
+}
+
 /// Chunks per batch of a write's whole chunks: each job holds only its own
 /// chunk, so without batched writes they all go to the pool together (no
 /// wait between batches); with them (S3, shards), in bounded batches of
@@ -332,6 +368,33 @@ mod tests {
     fn sel(dims: &[usize], chunk: &[usize], start: &[usize], count: &[usize]) -> Selection {
         let ext: Vec<Extent> = dims.iter().map(|&len| Extent { len, unlimited: false }).collect();
         Selection::over(&ext, chunk, start, count, None, false).unwrap()
+    }
+
+    #[test]
+    fn read_batches_keep_an_object_together_when_it_is_near() {
+        let work: Vec<ChunkSel> = (0..20u64)
+            .map(|i| ChunkSel {
+                idx: vec![i],
+                segs: Vec::new(),
+            })
+            .collect();
+        let lens = |b: Vec<&[ChunkSel]>| b.iter().map(|b| b.len()).collect::<Vec<_>>();
+        // Chunks of their own: plain cuts.
+        assert_eq!(lens(read_batches(&work, 6, |_| None::<u64>)), vec![6, 6, 6, 2]);
+        // Objects of 8 chunks: each batch carried on to its object's end.
+        assert_eq!(lens(read_batches(&work, 6, |c| Some(c.idx[0] / 8))), vec![8, 8, 4]);
+        // An object that does not end within half a batch is cut (the
+        // last batches here end near the end of the object 16..20, 10..20).
+        assert_eq!(lens(read_batches(&work, 6, |c| Some(c.idx[0] / 16))), vec![6, 6, 8]);
+        assert_eq!(lens(read_batches(&work, 6, |c| Some(c.idx[0] / 10))), vec![6, 6, 8]);
+        assert_eq!(
+            lens(read_batches(&work, 4, |c| Some(c.idx[0] / 16))),
+            vec![4, 4, 4, 4, 4]
+        );
+        assert_eq!(lens(read_batches(&work, 6, |c| Some(c.idx[0] / 9))), vec![9, 9, 2]);
+        // A cut that already falls on an object's end stays.
+        assert_eq!(lens(read_batches(&work, 5, |c| Some(c.idx[0] / 5))), vec![5, 5, 5, 5]);
+        assert_eq!(lens(read_batches(&work[..0], 5, |_| None::<u64>)), Vec::<usize>::new());
     }
 
     #[test]
