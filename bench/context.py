@@ -399,3 +399,10 @@ def main(argv):
 
 if __name__ == "__main__":
     main(sys.argv)
+    # The result is out and every write was waited for: leave without the
+    # interpreter's teardown. zarr-python writing through obstore aborts there
+    # now and then (SIGABRT, no Python frame; 1 to 2 runs in 10 here, zarr
+    # 3.1.6, obstore 0.12.1), which would turn a finished run into a failed one.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
