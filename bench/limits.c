@@ -572,7 +572,7 @@ static void write_pipeline(const char *scratch, int codec, float *array, size_t 
 }
 
 /* 0 when the file system under dir takes O_DIRECT writes of aligned blocks;
- * otherwise the errno of its refusal (tmpfs before Linux 6.6: EINVAL at open). */
+ * otherwise the errno of its refusal (EINVAL at open: tmpfs on older kernels). */
 static int direct_refused(const char *dir) {
     char path[4200];
     snprintf(path, sizeof path, "%s/odirect-probe", dir);

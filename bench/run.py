@@ -1272,7 +1272,7 @@ def limits_json(lims):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="the small preset (under a minute)")
+    ap.add_argument("--quick", action="store_true", help="the small preset (a few minutes: every place, and the S3 server start)")
     ap.add_argument("--shape", type=parse_shape, metavar="D0,D1,D2",
                     help="W1's (and W4's) array instead of the preset's, e.g. 64,1024,1024 (256 MiB)")
     ap.add_argument("--reps", type=int, help="repetitions per workload and library (default 3, quick 2)")
