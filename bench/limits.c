@@ -3,7 +3,12 @@
  *   LIMIT {"name":"...","threads":n,"mib_s":x}
  * Every rate is in MiB/s of uncompressed data (for codecs) or of bytes copied.
  *
- * Usage: limits SCRATCH_DIR MIB
+ * Usage: limits SCRATCH_DIR MIB [PARTS [PIPE_MIB]]
+ *   PARTS: all (the default), cpu (memcpy and codecs: what does not depend on
+ *   the file system) or fs (page cache, metadata, pipelines and durable
+ *   writes, on SCRATCH_DIR). PIPE_MIB: the size of the pipelines' array
+ *   (default MIB; rounded down to a multiple of 64, at least 64 when given;
+ *   without it, pipelines are skipped when MIB < 64).
  *   memcpy   MIB MiB between buffers already touched, 1 and 2 threads
  *   pagecache read() of a MIB MiB file that is in the page cache into a touched
  *            buffer, 1 and 2 threads (pread of halves)
@@ -29,6 +34,19 @@
  *            buffer, encodes it (zstd level 1, or c-blosc lz4 clevel 1 +
  *            shuffle) and writes it to a new file (no codec: writev of the
  *            rows straight from the array).
+ *   durable  the floor of a durable W1 write (no codec): the write-pipeline's
+ *            chunk files, same layout and bytes, made durable two ways, on every
+ *            core, into a fresh directory, best of 3:
+ *            "durable-write fdatasync": writev of the rows, fdatasync of each
+ *            file before its close, then fsync of the chunk directory and of
+ *            its parent (the directories whose entries changed);
+ *            "durable-write O_DIRECT": the rows gathered into an aligned chunk
+ *            buffer and written with O_DIRECT (no page cache), then fsync of
+ *            the two directories. O_DIRECT alone does not ask the device to
+ *            flush its write cache nor commit the file's block allocation; on
+ *            ext4 the directory fsync's journal commit does both. Where the
+ *            file system refuses O_DIRECT the line reads
+ *            LIMIT {"name":"durable-write O_DIRECT none","threads":n,"status":"unsupported: ..."}
  *   metadata the floor of W2's create: 2000 directories holding two small files
  *            each (mkdir, then open/write/close of a .zarray and a .zattrs), the
  *            objects an NCZarr dataset of 2000 variables has, with nothing else
@@ -37,6 +55,7 @@
  */
 #define _GNU_SOURCE
 #include <blosc.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <math.h>
@@ -67,6 +86,18 @@ static double now(void) {
 static void *touched(size_t n) {
     void *p = malloc(n);
     if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    memset(p, 1, n);
+    return p;
+}
+
+/* A buffer aligned for O_DIRECT (4 KiB: at least the logical block size of
+ * every device here), touched. */
+static void *aligned_touched(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n) != 0) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
@@ -328,12 +359,17 @@ static void chunk_iov(float *array, int k, size_t r0, struct iovec *iov) {
     for (size_t r = 0; r < 1024; r++) iov[r] = (struct iovec){chunk_row(array, k, r0 + r), 1024};
 }
 
+/* How a written chunk file is made durable: not at all (the write-pipeline),
+ * fdatasync before its close, or written with O_DIRECT. */
+enum { SYNC_NONE, SYNC_FDATASYNC, SYNC_DIRECT };
+
 struct pjob {
     const char *dir;
     int codec, use_mmap, nchunks;
     float *array;
     int *next;
-    int failed;
+    int failed; /* 1: an error; 2: the file system refused O_DIRECT */
+    int sync;
 };
 static int next_chunk(struct pjob *p) { return __atomic_fetch_add(p->next, 1, __ATOMIC_RELAXED); }
 
@@ -417,17 +453,20 @@ static void *pipe_run(void *a) {
 static void *wpipe_run(void *a) {
     struct pjob *p = a;
     size_t cap = CHUNK + CHUNK / 8 + 65536;
-    unsigned char *comp = touched(cap), *tmp = touched(CHUNK), *chunk = touched(CHUNK);
+    unsigned char *comp = touched(cap), *tmp = touched(CHUNK), *chunk = aligned_touched(CHUNK);
     void *enc = p->codec == C_ZSTD ? (void *)ZSTD_createCCtx() : NULL;
     char path[4096];
     for (int k; (k = next_chunk(p)) < p->nchunks;) {
         snprintf(path, sizeof path, "%s/%d", p->dir, k);
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | (p->sync == SYNC_DIRECT ? O_DIRECT : 0), 0644);
         if (fd < 0) {
-            p->failed = 1;
+            p->failed = p->sync == SYNC_DIRECT && errno == EINVAL ? 2 : 1;
             continue;
         }
-        if (p->codec < 0) { /* no codec: the rows straight from the array, IOV_MAX at a time */
+        if (p->sync == SYNC_DIRECT) { /* O_DIRECT: whole aligned blocks, so the rows gathered first */
+            for (size_t r = 0; r < ROWS; r++) memcpy(chunk + r * 1024, chunk_row(p->array, k, r), 1024);
+            if (write(fd, chunk, CHUNK) != CHUNK) p->failed = errno == EINVAL ? 2 : 1;
+        } else if (p->codec < 0) { /* no codec: the rows straight from the array, IOV_MAX at a time */
             struct iovec iov[1024];
             for (size_t r0 = 0; r0 < ROWS; r0 += 1024) {
                 chunk_iov(p->array, k, r0, iov);
@@ -438,7 +477,8 @@ static void *wpipe_run(void *a) {
             size_t n = encode(p->codec, chunk, tmp, comp, cap, enc);
             if (n == 0 || write(fd, comp, n) != (ssize_t)n) p->failed = 1;
         }
-        close(fd);
+        if (p->sync == SYNC_FDATASYNC && fdatasync(fd) != 0) p->failed = 1;
+        if (close(fd) != 0) p->failed = 1;
     }
     if (p->codec == C_ZSTD) ZSTD_freeCCtx(enc);
     free(comp);
@@ -499,7 +539,7 @@ static void pipeline(const char *scratch, int codec, float *array, size_t mib, i
         double best = 1e9;
         int failed = 0;
         for (int r = 0; r < 3; r++) {
-            double s = par_chunks(cores, pipe_run, (struct pjob){dir, codec, use_mmap, nchunks, array, NULL, 0},
+            double s = par_chunks(cores, pipe_run, (struct pjob){dir, codec, use_mmap, nchunks, array, NULL, 0, SYNC_NONE},
                                   &failed);
             if (s < best) best = s;
         }
@@ -524,11 +564,82 @@ static void write_pipeline(const char *scratch, int codec, float *array, size_t 
             perror(dir);
             return;
         }
-        double s = par_chunks(cores, wpipe_run, (struct pjob){dir, codec, 0, nchunks, array, NULL, 0}, &failed);
+        double s = par_chunks(cores, wpipe_run, (struct pjob){dir, codec, 0, nchunks, array, NULL, 0, SYNC_NONE}, &failed);
         if (s < best) best = s;
         remove_chunks(dir, nchunks);
     }
     emit_pipeline("write-pipeline", codec, failed, cores, nchunks, best);
+}
+
+/* 0 when the file system under dir takes O_DIRECT writes of aligned blocks;
+ * otherwise the errno of its refusal (EINVAL at open: tmpfs on older kernels). */
+static int direct_refused(const char *dir) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/odirect-probe", dir);
+    int err = 0, fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_DIRECT, 0644);
+    if (fd < 0) {
+        err = errno;
+    } else {
+        void *block = aligned_touched(4096);
+        if (write(fd, block, 4096) != 4096) err = errno ? errno : EIO;
+        free(block);
+        close(fd);
+    }
+    unlink(path);
+    return err;
+}
+
+/* The floor of a durable W1 write without codec: the write-pipeline's chunk
+ * files (`array` as filled by write_pipeline) into a fresh directory on every
+ * core, each made durable as `sync` says, then fsync of the new directory and
+ * of its parent. The directory is made and the previous repetition's files are
+ * removed and their removal synced before the clock starts. Best of 3. */
+static void durable_pipeline(const char *scratch, int sync, float *array, size_t mib, int cores) {
+    const char *name = sync == SYNC_DIRECT ? "durable-write O_DIRECT none" : "durable-write fdatasync none";
+    char dir[4096];
+    int nchunks = (int)(mib / 4);
+    snprintf(dir, sizeof dir, "%s/limits-durable-%d", scratch, (int)getpid());
+    int sfd = open(scratch, O_RDONLY | O_DIRECTORY);
+    if (sfd < 0) {
+        perror(scratch);
+        return;
+    }
+    double best = 1e9;
+    int failed = 0;
+    for (int r = 0; r < 3 && !failed; r++) {
+        if (mkdir(dir, 0755) != 0) {
+            perror(dir);
+            break;
+        }
+        int refused = sync == SYNC_DIRECT ? direct_refused(dir) : 0;
+        if (refused) {
+            printf("LIMIT {\"name\":\"%s\",\"threads\":%d,\"status\":\"unsupported: O_DIRECT refused (%s)\"}\n",
+                   name, cores, strerrorname_np(refused) ? strerrorname_np(refused) : "?");
+            fflush(stdout);
+            rmdir(dir);
+            close(sfd);
+            return;
+        }
+        if (fsync(sfd) != 0) failed = 1;
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        double t0 = now();
+        par_chunks(cores, wpipe_run, (struct pjob){dir, -1, 0, nchunks, array, NULL, 0, sync}, &failed);
+        if (dfd < 0 || fsync(dfd) != 0 || fsync(sfd) != 0) failed |= 1;
+        double s = now() - t0;
+        if (dfd >= 0) close(dfd);
+        if (s < best) best = s;
+        remove_chunks(dir, nchunks);
+        fsync(sfd);
+    }
+    close(sfd);
+    if (failed & 2) /* (a write refused after the probe passed) */
+        printf("LIMIT {\"name\":\"%s\",\"threads\":%d,\"status\":\"unsupported: O_DIRECT write refused\"}\n",
+               name, cores);
+    else if (failed)
+        fprintf(stderr, "%s: failed\n", name);
+    else
+        emit(name, cores, (double)nchunks * CHUNK, best);
+    fflush(stdout);
 }
 
 #define NARRAYS 2000
@@ -607,16 +718,22 @@ static void metadata_floor(const char *scratch) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: limits SCRATCH_DIR MIB\n");
+    const char *parts = argc > 3 ? argv[3] : "all";
+    int cpu = strcmp(parts, "all") == 0 || strcmp(parts, "cpu") == 0;
+    int fs = strcmp(parts, "all") == 0 || strcmp(parts, "fs") == 0;
+    if (argc < 3 || argc > 5 || (!cpu && !fs)) {
+        fprintf(stderr, "usage: limits SCRATCH_DIR MIB [all|cpu|fs [PIPE_MIB]]\n");
         return 1;
     }
     size_t n = (size_t)atol(argv[2]) << 20;
+    /* The pipelines' (PIPE_MIB/4, 1024, 1024) array holds whole 16-plane rows of chunks. */
+    size_t pmib = argc > 4 ? (size_t)atol(argv[4]) / 64 * 64 : (n >> 20) / 64 * 64;
+    if (argc > 4 && pmib < 64) pmib = 64;
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 1;
     if (cores > 64) cores = 64;
     char *a = touched(n), *b = touched(n);
-    for (int threads = 1; threads <= 2; threads++) {
+    for (int threads = 1; cpu && threads <= 2; threads++) {
         double best = 1e9;
         for (int r = 0; r < 3; r++) {
             double s = par_copy(b, a, n, threads);
@@ -624,27 +741,29 @@ int main(int argc, char **argv) {
         }
         emit("memcpy", threads, (double)n, best);
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/limits-pagecache.bin", argv[1]);
-    int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
-    if (fd < 0 || write(fd, a, n) != (ssize_t)n) {
-        perror(path);
-        return 2;
-    }
-    par_read(fd, b, n, 1); /* warm */
-    for (int threads = 1; threads <= 2; threads++) {
-        double best = 1e9;
-        for (int r = 0; r < 3; r++) {
-            double s = par_read(fd, b, n, threads);
-            if (s < best) best = s;
+    if (fs) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/limits-pagecache.bin", argv[1]);
+        int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+        if (fd < 0 || write(fd, a, n) != (ssize_t)n) {
+            perror(path);
+            return 2;
         }
-        emit("pagecache read", threads, (double)n, best);
+        par_read(fd, b, n, 1); /* warm */
+        for (int threads = 1; threads <= 2; threads++) {
+            double best = 1e9;
+            for (int r = 0; r < 3; r++) {
+                double s = par_read(fd, b, n, threads);
+                if (s < best) best = s;
+            }
+            emit("pagecache read", threads, (double)n, best);
+        }
+        close(fd);
+        unlink(path);
     }
-    close(fd);
-    unlink(path);
     free(a);
     free(b);
-    metadata_floor(argv[1]);
+    if (fs) metadata_floor(argv[1]);
 
     blosc_init();
     for (int k = 0; k < NCH; k++) {
@@ -653,7 +772,7 @@ int main(int argc, char **argv) {
     }
     int iters = (int)(n >> 20) / 16; /* about MIB/4 MiB of data per thread, at least 4 chunks */
     if (iters < 4) iters = 4;
-    for (int c = 0; c < NCODECS; c++)
+    for (int c = 0; cpu && c < NCODECS; c++)
         for (int dec = 0; dec <= 1; dec++) {
 #ifndef HAVE_ISAL
             if (c == C_IGZIP) continue;
@@ -663,15 +782,17 @@ int main(int argc, char **argv) {
             codec_rate(c, dec, 1, it);
             codec_rate(c, dec, cores, it);
         }
-    size_t mib = n >> 20;
-    if (mib >= 64) {
-        float *array = touched(mib << 20);
+    if (fs && pmib >= 64) {
+        float *array = touched(pmib << 20);
         int pcodecs[] = {-1, C_DEFLATE, C_ZSTD, C_BLOSC};
         for (size_t i = 0; i < sizeof pcodecs / sizeof pcodecs[0]; i++)
-            pipeline(argv[1], pcodecs[i], array, mib / 64 * 64, cores);
+            pipeline(argv[1], pcodecs[i], array, pmib, cores);
         int wcodecs[] = {-1, C_ZSTD, C_BLOSC};
         for (size_t i = 0; i < sizeof wcodecs / sizeof wcodecs[0]; i++)
-            write_pipeline(argv[1], wcodecs[i], array, mib / 64 * 64, cores);
+            write_pipeline(argv[1], wcodecs[i], array, pmib, cores);
+        /* The array holds the write-pipeline's chunks: the same bytes, made durable. */
+        durable_pipeline(argv[1], SYNC_FDATASYNC, array, pmib, cores);
+        durable_pipeline(argv[1], SYNC_DIRECT, array, pmib, cores);
         free(array);
     }
     blosc_destroy();

@@ -5,8 +5,14 @@ zarrs and tensorstore for context and the machine's limits, and writes a Markdow
 table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 
 Usage (bench/run.sh wraps this with the project's venv):
-    bench/run.sh [--quick] [--reps N] [--reference LIBFILE] [--ours DIR]
-                 [--scratch DIR] [--only W1,W2,W3,W4,limits,context] [--build-only]
+    bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
+                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,limits,context]
+                 [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
+
+The local workloads (W1, W2, W4's directory part, and the limits that depend on
+the file system) run on every place: --scratch (the ordinary disk by default)
+and each --also-scratch (/dev/shm by default), disk places first; the table's
+`place` column names each row's (S3 for W3 and W4's S3 part).
 
 Every workload is one process of bench/ncbench (C, netCDF API only), linked once
 and pointed at a library with LD_LIBRARY_PATH; the process times its own work
@@ -188,6 +194,77 @@ def summarise(runs):
     }
 
 
+# ---------------------------------------------------------------- places
+
+MEMORY_FS = ("tmpfs", "ramfs")
+
+
+def mount_of(path):
+    """(mount point, file system type, source) of the mount that holds path (which
+    need not exist yet: its nearest existing ancestor is looked up)."""
+    p = os.path.abspath(path)
+    while not os.path.exists(p):
+        p = os.path.dirname(p)
+    p = os.path.realpath(p)
+    best = ("/", "?", "?")
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                fields, rest = left.split(), right.split()
+                if len(fields) < 5 or len(rest) < 2:
+                    continue
+                mnt = fields[4].replace("\\040", " ")
+                inside = p == mnt or p.startswith(mnt.rstrip("/") + "/")
+                # (>=: of mounts stacked on one point, the last one is the visible one)
+                if inside and len(mnt) >= len(best[0]):
+                    best = (mnt, rest[0], rest[1])
+    except OSError:
+        pass
+    return best
+
+
+def default_disk_scratch():
+    """The ordinary disk: the first of /var/tmp, /tmp and the repository's target/
+    that is not on a file system in memory (/tmp is a tmpfs on some systems;
+    /var/tmp is meant to be on disk)."""
+    for d in ("/var/tmp", "/tmp", os.path.join(ROOT, "target")):
+        if os.path.isdir(d) and mount_of(d)[1] not in MEMORY_FS:
+            return d
+    return os.path.join(ROOT, "target")
+
+
+def scratch_places(args):
+    """The places where the local workloads run, disk first: [{label, root, dir,
+    fstype, mount, source}], label "disk" or "tmpfs" (with a number when two
+    places are of one kind); dir is this run's directory under root."""
+    roots = [args.scratch] + [d for d in (args.also_scratch or []) if d and d != "none"]
+    places, seen = [], set()
+    for root in roots:
+        key = os.path.realpath(root)
+        if key in seen:
+            continue
+        seen.add(key)
+        mnt, fstype, source = mount_of(root)
+        places.append(dict(root=root, mount=mnt, fstype=fstype, source=source,
+                           kind="tmpfs" if fstype in MEMORY_FS else "disk"))
+    places.sort(key=lambda pl: pl["kind"] != "disk")  # stable: disk places first, in the order given
+    count = {}
+    for pl in places:
+        count[pl["kind"]] = count.get(pl["kind"], 0) + 1
+        pl["label"] = pl["kind"] if count[pl["kind"]] == 1 else f"{pl['kind']}-{count[pl['kind']]}"
+        pl["dir"] = os.path.join(pl["root"], f"nczarr-bench-{os.getpid()}")
+    return places
+
+
+def at_place(R, place, fn, *a):
+    """Runs a workload and marks the rows it added with the place they ran on."""
+    first = len(R.results)
+    fn(R, *a)
+    for row in R.results[first:]:
+        row.setdefault("place", place)
+
+
 # ---------------------------------------------------------------- workloads
 
 def url(path, mode):
@@ -199,6 +276,10 @@ def rm(path):
 
 
 def w1(R, p, scratch, with_context):
+    """W1 on one scratch directory: each codec written by both libraries (and the
+    context engines), then read four ways from one store; for no codec, also
+    ours writing with the mode key `durable` (its own row, beside tensorstore,
+    which syncs what it writes, and the plain-C durable-write floor)."""
     shape, chunks, nrandom = p["shape"], p["chunks"], p["nrandom"]
     dims = [str(v) for v in shape]
     for codec in CODECS:
@@ -210,15 +291,36 @@ def w1(R, p, scratch, with_context):
         ctx = {}
         ctx_store = os.path.join(scratch, f"w1-zarrs-{tag}.zarr")
         with_ctx = with_context and (codec in p["context_codecs"])
+        durable_store = os.path.join(scratch, f"w1-ours-durable-{tag}.zarr")
+        durable = {}
         if with_ctx:
             ctx["zarrs"] = [R.ctx("w1write", "zarrs", ctx_store, codec, *dims, *chunks) for _ in range(R.args.reps)]
             ts_store = os.path.join(scratch, f"w1-ts-{tag}.zarr")
-            ctx["tensorstore"] = [R.ctx("w1write", "tensorstore", ts_store, codec, *dims, *chunks)
-                                  for _ in range(R.args.reps)]
+            ts_write = lambda: R.ctx("w1write", "tensorstore", ts_store, codec, *dims, *chunks)
+            if codec == "none":
+                # tensorstore syncs every file it writes (file_io_sync): its runs
+                # alternate with ours in durable mode, and both rows show them.
+                log(f"W1 {codec}: write, durable")
+                durable = R.alternate({"ours": lambda: R.nc("ours", "w1write", url(durable_store, "nczarr,file,durable"),
+                                                            codec, *dims, *chunks),
+                                       "tensorstore": ts_write})
+                ctx["tensorstore"] = durable["tensorstore"]
+            else:
+                ctx["tensorstore"] = [ts_write() for _ in range(R.args.reps)]
             rm(ts_store)
+        elif codec == "none":
+            log(f"W1 {codec}: write, durable")
+            durable = {"ours": [R.nc("ours", "w1write", url(durable_store, "nczarr,file,durable"), codec, *dims, *chunks)
+                                for _ in range(R.args.reps)]}
+        rm(durable_store)
         R.results.append(dict(w="W1", case=f"write {codec}", codec=codec, op="write",
                               ours=summarise(writes["ours"]), ref=summarise(writes["netcdf-c"]),
                               ctx={k: summarise(v) for k, v in ctx.items()}))
+        if durable:
+            R.results.append(dict(w="W1", case=f"write {codec}, durable", codec=codec, op="durable",
+                                  ours=summarise(durable["ours"]),
+                                  ref={"status": "– (netcdf-c has no durable mode)"},
+                                  ctx={k: summarise(v) for k, v in durable.items() if k != "ours"}))
         # Reads: both libraries read the same store, the reference's when it wrote one.
         src = None
         for lib in ("netcdf-c", "ours"):
@@ -428,10 +530,17 @@ def s3_env(R):
     return (script, env), None
 
 
-def w3(R, p, scratch):
+# The engines W3 compares with on S3: (name in the table, context.py engine,
+# store suffix). Each writes its own store; every one reads the first's.
+S3_PEERS = (("zarrs+s3fs", "zarrs", "zarrs"), ("zarrs+obstore", "zarrs-obstore", "zarrs-ob"),
+            ("zarr-python+obstore", "zarr-obstore", "zarr-ob"), ("tensorstore", "tensorstore", "ts"))
+
+
+def w3(R, p):
     got, why = s3_env(R)
     if got is None:
-        R.results.append(dict(w="W3", case="S3 (all)", op="s3", ours={"status": why}, ref={"status": why}, ctx={}))
+        R.results.append(dict(w="W3", case="(all)", op="s3", place="S3", ours={"status": why}, ref={"status": why},
+                              ctx={}))
         return
     script, env = got
     reqlog = RequestLog(R.s3_server_env["S3TS_DIR"])
@@ -439,46 +548,58 @@ def w3(R, p, scratch):
         endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
         w3_open(R, reqlog, endpoint, bucket, env, p["s3_open_vars"])
         dims = [str(v) for v in p["s3_shape"]]
+        # The quick preset runs no Python engine on S3 (each is a process start per
+        # repetition); its raw-GET rate is taken on our store instead.
+        peers = S3_PEERS if p.get("s3_context", True) else ()
         for chunks, label in ((p["chunks"], "4 MiB chunks"), (p["small"], "256 KiB chunks")):
             for codec in [c for size, c in p["s3_cases"] if label.startswith(size + " ")]:
-                key = f"bench-{label.split()[0]}-{codec.replace('+', '_')}"
-                u = {lib: f"{endpoint}/{bucket}/{key}-{lib}.zarr#mode=nczarr,s3" for lib in ("ours", "netcdf-c")}
-                writes = R.alternate({lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1write", u[lib], codec, *dims,
-                                                                                 *chunks, env_extra=env))
-                                      for lib in u})
-                # The quick preset runs no Python engine on S3 (each is a process start per
-                # repetition); its raw-GET rate is taken on our store instead.
-                with_ctx = p.get("s3_context", True)
-                s3ctx = f"s3://{bucket}/{key}-zarrs.zarr" if with_ctx else f"s3://{bucket}/{key}-ours.zarr"
-                ctx = {}
-                if with_ctx:
-                    ctx = {"zarrs+s3fs": summarise([R.ctx("w1write", "zarrs", s3ctx, codec, *dims, *chunks,
-                                                          env_extra=env) for _ in range(R.args.reps)]),
-                           # (A write that stalls is stopped sooner than the default 900 s.)
-                           "tensorstore": summarise([R.ctx("w1write", "tensorstore",
-                                                           f"s3://{bucket}/{key}-ts.zarr", codec, *dims, *chunks,
-                                                           env_extra=env, timeout=240)
-                                                     for _ in range(R.args.reps)])}
-                    if ctx["zarrs+s3fs"].get("wall") is None and ctx["tensorstore"].get("wall") is not None:
-                        s3ctx = f"s3://{bucket}/{key}-ts.zarr"  # read what tensorstore wrote
-                R.results.append(dict(w="W3", case=f"S3 write {codec}, {label}", op="write", codec=codec,
-                                      ours=summarise(writes["ours"]), ref=summarise(writes["netcdf-c"]), ctx=ctx))
-                src = u["netcdf-c"] if summarise(writes["netcdf-c"]).get("wall") is not None else u["ours"]
-                runs = R.alternate({lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1read", src, "full", *dims,
-                                                                               p["nrandom"], env_extra=env))
-                                    for lib in u})
-                c = {}
-                for eng, name in (("zarrs", "zarrs+s3fs"), ("zarrs-obstore", "zarrs+obstore"),
-                                  ("tensorstore", "tensorstore")) if with_ctx else ():
-                    c[name] = summarise([counted(reqlog, lambda eng=eng: R.ctx("w1read", eng, s3ctx, "full", *dims,
-                                                                               p["nrandom"], env_extra=env))()
-                                         for _ in range(R.args.reps)])
-                c["raw GET"] = summarise([counted(reqlog, lambda: R.ctx("rawget", s3ctx, env_extra=env))()
-                                          for _ in range(R.args.reps)])
-                R.results.append(dict(w="W3", case=f"S3 read full {codec}, {label}", op="full", codec=codec,
-                                      ours=summarise(runs["ours"]), ref=summarise(runs["netcdf-c"]), ctx=c))
+                w3_case(R, reqlog, env, f"{endpoint}/{bucket}", bucket, peers, dims, chunks, label, codec, p)
     finally:
         subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
+def w3_case(R, reqlog, env, base, bucket, peers, dims, chunks, label, codec, p):
+    """One W3 case: every engine writes its own store, then ours and netcdf-c read
+    ours (netcdf-c's when it could write one) and the peers and the raw GETs read
+    the first peer's; engines alternate order every repetition, and the server
+    counts each one's requests. The case's stores are removed at its end."""
+    key = f"bench-{label.split()[0]}-{codec.replace('+', '_')}"
+    u = {lib: f"{base}/{key}-{lib}.zarr#mode=nczarr,s3" for lib in ("ours", "netcdf-c")}
+    store = {name: f"s3://{bucket}/{key}-{suffix}.zarr" for name, _, suffix in peers}
+    engine = {name: eng for name, eng, _ in peers}
+    log(f"W3 {codec}, {label}: write")
+    fns = {lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1write", u[lib], codec, *dims, *chunks, env_extra=env))
+           for lib in u}
+    for name in store:
+        # (A tensorstore write that stalls is stopped sooner than the default 900 s.)
+        fns[name] = counted(reqlog, lambda name=name: R.ctx("w1write", engine[name], store[name], codec, *dims,
+                                                             *chunks, env_extra=env,
+                                                             timeout=240 if name == "tensorstore" else 900))
+    writes = {k: summarise(v) for k, v in R.alternate(fns).items()}
+    R.results.append(dict(w="W3", case=f"write {codec}, {label}", op="write", codec=codec, place="S3",
+                          ours=writes["ours"], ref=writes["netcdf-c"], ctx={k: writes[k] for k in store}))
+    # The peers read the first store one of them wrote (without peers: ours).
+    src_peer = next((k for k in store if writes[k].get("wall") is not None), None)
+    s3ctx = store[src_peer] if src_peer else f"s3://{bucket}/{key}-ours.zarr"
+    for k in store:
+        if k != src_peer:
+            R.ctx("delete", store[k], env_extra=env)
+    src = u["netcdf-c"] if writes["netcdf-c"].get("wall") is not None else u["ours"]
+    log(f"W3 {codec}, {label}: read")
+    fns = {lib: counted(reqlog, lambda lib=lib: R.nc(lib, "w1read", src, "full", *dims, p["nrandom"],
+                                                      env_extra=env)) for lib in u}
+    for name in store:
+        fns[name] = counted(reqlog, lambda name=name: R.ctx("w1read", engine[name], s3ctx, "full", *dims,
+                                                             p["nrandom"], env_extra=env))
+    fns["raw GET"] = counted(reqlog, lambda: R.ctx("rawget", s3ctx, env_extra=env))
+    runs = {k: summarise(v) for k, v in R.alternate(fns).items()}
+    R.results.append(dict(w="W3", case=f"read full {codec}, {label}", op="full", codec=codec, place="S3",
+                          ours=runs["ours"], ref=runs["netcdf-c"],
+                          ctx={k: runs[k] for k in list(store) + ["raw GET"]}))
+    # Emptied, so that the in-memory OSD holds one case at a time.
+    for where in [s3ctx] + [f"s3://{bucket}/{key}-{lib}.zarr" for lib in u]:
+        R.ctx("delete", where, env_extra=env)
+    s3_gc(R)
 
 
 def w3_open(R, reqlog, endpoint, bucket, env, nvars=500):
@@ -492,7 +613,7 @@ def w3_open(R, reqlog, endpoint, bucket, env, nvars=500):
         objects = made.get("requests", {}).get("PUT metadata")
         runs = [counted(reqlog, lambda: R.nc("ours", "w2open", u, env_extra=dict(env, **extra)))()
                 for _ in range(R.args.reps)]
-        R.results.append(dict(w="W3", case=f"S3 open+inquire {nvars} vars {kind}", op="open", kind=kind,
+        R.results.append(dict(w="W3", case=f"open+inquire {nvars} vars {kind}", op="open", kind=kind, place="S3",
                               objects=objects, ours=summarise(runs), ref={"status": "NC_ENOTBUILT (no S3)"}, ctx={}))
 
 
@@ -518,21 +639,27 @@ def s3_gc(R):
         log(f"radosgw-admin gc process: {e}")
 
 
-def w4(R, p, scratch):
-    """W4: the W1 array as Zarr v3 with sharding, on a directory and on S3,
-    ours against zarrs and tensorstore reading the same store; then the same
-    data as v3 without shards against v2 (ours)."""
+def w4_dir(R, p, scratch, label):
+    """W4 on a scratch directory: the W1 array as Zarr v3 with sharding, ours
+    against zarrs and tensorstore reading the same store; then the same data as
+    v3 without shards against v2 (ours)."""
     for codec in p["w4_codecs"]:
-        place = dict(label="dir", env=None, with_ctx=True, wrap=lambda fn: fn, after_write=lambda: None,
+        place = dict(label=label, s3=False, env=None, with_ctx=True, wrap=lambda fn: fn, after_write=lambda: None,
                      write_url=lambda name: url(os.path.join(scratch, name), "nczarr,v3,file"),
                      read_url=lambda name: url(os.path.join(scratch, name), "nczarr,file"),
                      ctx=lambda name: os.path.join(scratch, name),
                      remove=lambda name: rm(os.path.join(scratch, name)))
         w4_sharded(R, p, codec, place)
         w4_formats(R, p, scratch, codec)
+
+
+def w4_s3(R, p):
+    """W4 on the S3 server: the sharded array, ours against zarrs (through
+    obstore) and tensorstore, with every engine's requests."""
     got, why = s3_env(R)
     if got is None:
-        R.results.append(dict(w="W4", case="S3 (all)", op="s3", ours={"status": why}, ref={"status": why}, ctx={}))
+        R.results.append(dict(w="W4", case="(all)", op="s3", place="S3", ours={"status": why}, ref={"status": why},
+                              ctx={}))
         return
     script, env = got
     reqlog = RequestLog(R.s3_server_env["S3TS_DIR"])
@@ -545,7 +672,7 @@ def w4(R, p, scratch):
             s3_gc(R)
 
         for codec in p["w4_codecs"]:
-            place = dict(label="S3", env=env, with_ctx=p.get("s3_context", True),
+            place = dict(label="S3", s3=True, env=env, with_ctx=p.get("s3_context", True),
                          wrap=lambda fn: counted(reqlog, fn), after_write=lambda: s3_gc(R),
                          write_url=lambda name: f"{endpoint}/{bucket}/{name}#mode=nczarr,v3,s3",
                          read_url=lambda name: f"{endpoint}/{bucket}/{name}#mode=nczarr,s3",
@@ -556,13 +683,13 @@ def w4(R, p, scratch):
 
 
 def w4_sharded(R, p, codec, pl):
-    """One codec of W4 in one place (directory or S3): each engine writes its
+    """One codec of W4 in one place (a scratch directory or S3): each engine writes its
     own sharded store (timed), then every engine reads ours."""
     dims = [str(v) for v in p["shape"]]
     inner, shards, nrandom = p["chunks"], p["w4_shards"], p["nrandom"]
     env, label = pl["env"], pl["label"]
     names = {k: f"w4-{k}-{codec}.zarr" for k in ("ours", "netcdf-c", "zarrs", "tensorstore")}
-    engine = {"zarrs": "zarrs-obstore" if label == "S3" else "zarrs", "tensorstore": "tensorstore"}
+    engine = {"zarrs": "zarrs-obstore" if pl["s3"] else "zarrs", "tensorstore": "tensorstore"}
     log(f"W4 {label} {codec}: write")
 
     def write(lib):
@@ -572,7 +699,7 @@ def w4_sharded(R, p, codec, pl):
                          env_extra=env)
             else:
                 r = R.ctx("w4write", engine[lib], pl["ctx"](names[lib]), codec, *dims, *inner, *shards,
-                          env_extra=env, timeout=900 if label == "dir" else 600)
+                          env_extra=env, timeout=600 if pl["s3"] else 900)
             return r
         return lambda: (pl["wrap"](run)(), pl["after_write"]())[0]
 
@@ -582,7 +709,7 @@ def w4_sharded(R, p, codec, pl):
     ref_write = summarise([R.nc("netcdf-c", "w1write", pl["write_url"](names["netcdf-c"]), codec, *dims, *inner,
                                 *shards, env_extra=env)])
     pl["remove"](names["netcdf-c"])
-    R.results.append(dict(w="W4", case=f"{label} write {codec}", codec=codec, op="write", place=label,
+    R.results.append(dict(w="W4", case=f"write {codec}", codec=codec, op="write", place=label,
                           ours=writes["ours"], ref=ref_write, ctx={k: writes[k] for k in libs if k != "ours"}))
     src = next((k for k in ("ours", "zarrs") if k in writes and writes[k].get("wall") is not None), None)
     for k in libs:
@@ -591,7 +718,7 @@ def w4_sharded(R, p, codec, pl):
     for mode in ("full", "slab", "random"):
         log(f"W4 {label} {codec}: read {mode}")
         if src is None:
-            R.results.append(dict(w="W4", case=f"{label} read {mode} {codec}", codec=codec, op=mode, place=label,
+            R.results.append(dict(w="W4", case=f"read {mode} {codec}", codec=codec, op=mode, place=label,
                                   ours={"status": f"no store ({writes['ours']['status']})"}, ref={"status": "–"},
                                   ctx={}))
             continue
@@ -607,7 +734,7 @@ def w4_sharded(R, p, codec, pl):
         runs = {k: summarise(v) for k, v in R.alternate({lib: read(lib) for lib in libs}).items()}
         ref = summarise([R.nc("netcdf-c", "w1read", pl["read_url"](names[src]), mode, *dims, nrandom,
                               env_extra=env)])
-        R.results.append(dict(w="W4", case=f"{label} read {mode} {codec}", codec=codec, op=mode, place=label,
+        R.results.append(dict(w="W4", case=f"read {mode} {codec}", codec=codec, op=mode, place=label,
                               ours=runs["ours"], ref=ref, ctx={k: runs[k] for k in libs if k != "ours"},
                               src=src, nrandom=nrandom))
     for k in ("ours", "zarrs"):
@@ -639,31 +766,53 @@ def w4_formats(R, p, scratch, codec):
             copies = R.alternate({k: (lambda k=k: R.nc("ours", "w1read", url(path[k], "nczarr,file"), mode, *dims))
                                   for k in order}, reps=max(R.args.reps, 5))
             runs = {f: summarise([r for k, v in copies.items() if k[0] == f for r in v]) for f in mode_of}
-        R.results.append(dict(w="W4", case=f"dir v3 unsharded vs v2, read {mode} {codec}", codec=codec,
+        R.results.append(dict(w="W4", case=f"v3 unsharded vs v2, read {mode} {codec}", codec=codec,
                               op="v3v2", ours=runs["v3"], ref={"status": "–"}, ctx={"v2 (ours)": runs["v2"]}))
     for k in order:
         rm(path[k])
 
 
-def limits(R, limits_bin, p, scratch):
+def pipeline_mib(p):
+    """The size of the limits' pipelines: W1's array when it is of whole 16-plane
+    rows of chunks (N x 1024 x 1024), at most the preset's limits size, in 64 MiB
+    steps, at least 64 MiB."""
+    w1_mib = p["shape"][0] * p["shape"][1] * p["shape"][2] * 4 >> 20
+    return max(64, min(p["limits_mib"], w1_mib) // 64 * 64)
+
+
+def limits(R, limits_bin, p, scratch, parts):
+    """The limits program's measurements: parts "cpu" (memcpy, codecs: once) or
+    "fs" (page cache, metadata, pipelines, durable writes: on each scratch place).
+    {(name, threads): MiB/s, seconds for the metadata floor, or a status string}."""
     if limits_bin is None:
         return {}
-    log("limits")
-    pr = subprocess.run([limits_bin, scratch, str(p["limits_mib"])], capture_output=True, text=True)
+    log(f"limits ({parts}) on {scratch}" if parts == "fs" else f"limits ({parts})")
+    os.makedirs(scratch, exist_ok=True)
+    pr = subprocess.run([limits_bin, scratch, str(p["limits_mib"]), parts, str(pipeline_mib(p))],
+                        capture_output=True, text=True)
+    if pr.returncode != 0:
+        log(f"limits ({parts}) exit {pr.returncode}: {pr.stderr.strip()[-300:]}")
     out = {}
     for line in pr.stdout.splitlines():
         if line.startswith("LIMIT "):
             d = json.loads(line[6:])
-            out[(d["name"], d["threads"])] = d["mib_s"] if "mib_s" in d else d["secs"]
+            out[(d["name"], d["threads"])] = d.get("mib_s", d.get("secs", d.get("status")))
     return out
+
+
+def limits_at(lims, place):
+    """The limits that apply to a row on `place`: the file-system independent ones
+    and that place's."""
+    return {**lims.get(None, {}), **lims.get(place, {})}
 
 
 # ---------------------------------------------------------------- targets
 
 def targets(row):
     """[(label, kind, value)] for a row: kind 'ref' (speedup over netcdf-c at least value),
-    'zarrs' (speedup over zarrs at least value), 'limit' (fraction of the 2-core limit),
-    'abs' (ours under value seconds)."""
+    'zarrs' (speedup over zarrs at least value; None: the ratio shown, no target), 'limit'
+    (fraction of the 2-core limit), 'durable' (ours at most value times the plain-C
+    durable-write floor), 'abs' (ours under value seconds)."""
     w, op, codec = row["w"], row.get("op"), row.get("codec")
     t = []
     if w == "W1" and op == "full":
@@ -676,10 +825,15 @@ def targets(row):
         t.append(("pipeline", None))
         if codec == "zlib1+shuffle":
             t.append(("ref", 5.0))
+    elif w == "W1" and op == "durable":
+        t.append(("durable", 1.2))
+        t.append(("tensorstore", None))
     elif w == "W1" and op == "slab":
         t.append(("ref", 8.0 if codec == "none" else 1.8))
     elif w == "W1" and op == "random":
         t.append(("ref", 2.0 if codec == "none" else 1.0))
+    elif w == "W3" and op == "write":
+        t.append(("fastest", 1.0))
     elif w == "W3" and op == "full":
         t.append(("fastest", 1.0))
         t.append(("rawget", 0.85))
@@ -724,6 +878,19 @@ def pipeline_seconds(row, lim):
         name = f"pipeline {PIPELINE_DECODER.get(row['codec'], '?')}"
     rate = [v for (n, _t), v in (lim or {}).items() if n == name]
     return b / 1048576 / rate[0] if b and rate else None
+
+
+def durable_floor_seconds(row, lim, how):
+    """The plain-C durable write of W1's bytes (`limits`: write + fdatasync, or
+    O_DIRECT, then fsync of the directories) on every core: seconds, a status
+    string when the file system refused, None when not measured."""
+    b = row["ours"].get("bytes")
+    rate = [v for (n, _t), v in (lim or {}).items() if n == f"durable-write {how} none"]
+    if not rate:
+        return None
+    if isinstance(rate[0], str):
+        return rate[0]
+    return b / 1048576 / rate[0] if b else None
 
 
 def limit_seconds(row, lim):
@@ -781,8 +948,9 @@ def ratio_and_targets(row, lim):
         elif kind == "tensorstore":
             other, label = row["ctx"].get("tensorstore", {}).get("wall"), "tensorstore"
         elif kind == "fastest":
-            walls = [v["wall"] for k, v in row["ctx"].items() if k != "raw GET" and v.get("wall") is not None]
-            other, label = (min(walls) if walls else None), "fastest Python engine"
+            walls = [(v["wall"], k) for k, v in row["ctx"].items() if k != "raw GET" and v.get("wall") is not None]
+            other, label = min(walls) if walls else (None, "fastest peer")
+            label = f"fastest peer ({label})" if walls else label
         elif kind == "rawget":
             other, label = row["ctx"].get("raw GET", {}).get("wall"), "raw GET rate"
         else:
@@ -796,6 +964,19 @@ def ratio_and_targets(row, lim):
                 out.append(f"file-system floor {fmt_t(floor)} (ours {ours / floor:.1f}x it; "
                            f"netcdf-c {row['ref']['wall'] / floor:.1f}x it)" if row["ref"].get("wall") else
                            f"file-system floor {fmt_t(floor)} (ours {ours / floor:.1f}x it)")
+            continue
+        if kind == "durable":
+            fl = durable_floor_seconds(row, lim, "fdatasync")
+            direct = durable_floor_seconds(row, lim, "O_DIRECT")
+            if fl is None or ours is None:
+                out.append(f"durable ÷ plain-C write+fdatasync floor ≤{want:g}: n/a")
+            else:
+                out.append(f"plain-C write+fdatasync floor {fmt_t(fl)}: ours {ours / fl:.2f}x it (≤{want:g}): "
+                           f"{'PASS' if ours <= want * fl else 'FAIL'}")
+            if isinstance(direct, str):
+                out.append(f"O_DIRECT floor {direct}")
+            elif direct is not None:
+                out.append(f"O_DIRECT floor {fmt_t(direct)}")
             continue
         if kind == "pipeline":
             p = pipeline_seconds(row, lim)
@@ -839,6 +1020,10 @@ def ratio_and_targets(row, lim):
             else:
                 out.append(f"{fmt_t(ours)} < {want * 1000:.0f} ms: {'PASS' if ours < want else 'FAIL'}")
             continue
+        if want is None:  # the ratio alone, no target
+            if ours is not None and other is not None:
+                out.append(f"{label} {other / ours:.2f}x")
+            continue
         if ours is None or other is None:
             out.append(f"{label} ≥{want:g}: n/a")
             continue
@@ -848,7 +1033,7 @@ def ratio_and_targets(row, lim):
         req = row["ours"].get("requests")
         if req:
             out.append(f"requests: {fmt_requests(req)}")
-        if row["op"] == "full":
+        if row["op"] in ("full", "write"):
             for name, v in row["ctx"].items():
                 if v.get("requests") and name != "raw GET":
                     out.append(f"{name} requests: {fmt_requests(v['requests'])}")
@@ -919,14 +1104,66 @@ def pkg_versions(python):
     return dict(line.split(" ", 1) for line in p.stdout.splitlines())
 
 
-def write_report(args, R, lim, facts_start, facts_end, versions, started, elapsed, preset):
+def command_line(args):
+    """The options of this run, as bench/run.sh takes them (for the report)."""
+    parts = ["bench/run.sh"] + (["--quick"] if args.quick else [])
+    if args.shape_given:
+        parts.append("--shape " + ",".join(map(str, args.shape_given)))
+    parts += ["--scratch", args.scratch]
+    for d in args.also_scratch or []:
+        parts += ["--also-scratch", d]
+    if args.only != ONLY_ALL:
+        parts += ["--only", args.only]
+    return " ".join(parts)
+
+
+def limits_table(lims, places, preset):
+    """The limits section: the file-system independent measurements once, then
+    each place's (page cache, metadata, pipelines, durable writes), disk first."""
+    lines = [f"## Machine limits (same run, {preset['limits_mib']} MiB buffers, pipelines on "
+             f"{pipeline_mib(preset)} MiB; codecs on 4 MiB chunks of the W1 field, MiB/s of uncompressed data)",
+             "", "| place | measurement | 1 thread | all cores |", "|---|---|---|---|"]
+
+    def num(v, fmt):
+        return v if isinstance(v, str) else fmt(v)
+
+    for place in [None] + [pl["label"] for pl in places]:
+        lim = lims.get(place) or {}
+        names = []
+        for (n, _t) in lim:
+            if n not in names:
+                names.append(n)
+        where = place or "–"
+        for n in names:
+            one = lim.get((n, 1))
+            many = [v for (m, t), v in lim.items() if m == n and t > 1]
+            if n.startswith("ratio"):
+                lines.append(f"| {where} | compressed size / raw, {n[6:]} | {one:.3f} | |")
+            elif n.startswith("metadata"):
+                ms = lambda v: f"{v * 1000:.0f} ms"
+                lines.append(f"| {where} | {n}: mkdir + two small files each (seconds) | {num(one, ms)} | "
+                             f"{num(many[0], ms)} |" if many else f"| {where} | {n} | {num(one, ms)} | |")
+            else:
+                rate = lambda v: f"{v:.0f}"
+                first = "–" if one is None else num(one, rate)
+                lines.append(f"| {where} | {n} | {first} | {num(many[0], rate)} |" if many
+                             else f"| {where} | {n} | {first} | |")
+    return lines
+
+
+def write_report(args, R, lims, places, facts_start, facts_end, versions, started, elapsed, preset):
     lines = []
     date = started.strftime("%Y-%m-%d %H:%M UTC")
     lines.append(f"# nczarr benchmark ({'quick' if args.quick else 'full'} preset), {date}")
     lines.append("")
-    lines.append(f"Command: `bench/run.sh{' --quick' if args.quick else ''}` (took {elapsed:.0f} s). "
-                 f"Scratch: `{args.scratch_root}` ({'tmpfs' if args.scratch_root.startswith('/dev/shm') else 'disk'}), "
-                 "the same for every library.")
+    lines.append(f"Command: `{command_line(args)}` (took {elapsed:.0f} s). Places, the same for every library "
+                 "and engine (the `place` column; disk rows first):")
+    lines.append("")
+    for pl in places:
+        lines.append(f"- `{pl['label']}`: `{pl['dir']}` ({pl['fstype']} on `{pl['source']}`, mounted at "
+                     f"`{pl['mount']}`)")
+    if any(row.get("place") == "S3" for row in R.results):
+        lines.append("- `S3`: radosgw on loopback (W3, and W4's S3 part)")
     lines.append("")
     lines.append(f"- machine: {facts_start.get('cpu', '?')}, {facts_start['cores']} cores, "
                  f"{facts_start.get('memory', '?')}, Linux {facts_start['kernel']}")
@@ -938,7 +1175,8 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
     lines.append(f"- W1 shape {preset['shape']} float32 "
                  f"({preset['shape'][0] * preset['shape'][1] * preset['shape'][2] * 4 / 2**20:.0f} MiB), "
                  f"chunks {preset['chunks']}; {preset['nrandom']} random 1x16x16 reads; "
-                 f"W2 {preset['nvars']} variables; medians of {args.reps} runs, alternating ours / netcdf-c")
+                 f"W2 {preset['nvars']} variables; W3 shape {preset['s3_shape']}; "
+                 f"medians of {args.reps} runs, alternating ours / netcdf-c")
     lines.append("")
     lines.append("Each cell: wall / CPU (user+sys, all threads) / peak RSS MiB, medians. Ratios are "
                  "other ÷ ours (above 1: ours is faster). Reads of both libraries use the same store "
@@ -946,12 +1184,24 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
                  "touched; `full-alloc` allocates it inside the timed part (first touch of fresh memory "
                  "costs 1.5–2.5 s/GiB on these VMs). zarrs = zarr-python with the zarrs codec pipeline, "
                  "on its own Zarr v2 store of the same values, chunks and codecs; tensorstore reads that "
-                 "store and always allocates its result.")
+                 "store and always allocates its result. Nobody syncs a plain write (ours by default, "
+                 "netcdf-c, zarr-python, zarrs) but tensorstore, which fsyncs every file it writes: the "
+                 "`write none, durable` row is ours with the mode key `durable` (nc_close flushes the "
+                 "files it wrote and their directories), against tensorstore's writes (the same runs as "
+                 "in the `write none` row, alternated with these) and the plain-C floor of a durable write "
+                 "(write + fdatasync of each file, fsync of the directories) from the limits of that place.")
+    if any(row["w"] == "W3" for row in R.results):
+        lines.append("")
+        lines.append("W3: zarrs+s3fs and zarrs+obstore = zarr-python with the zarrs codec pipeline through "
+                     "s3fs or obstore; zarr-python+obstore = zarr-python with its own codec pipeline through "
+                     "`zarr.storage.ObjectStore` over obstore's S3Store. Each peer writes its own store; every "
+                     "peer and the raw GETs read the first peer's. Engines alternate order every repetition; "
+                     "requests are counted by the server.")
     if any(row["w"] == "W4" for row in R.results):
         lines.append("")
         lines.append(f"W4: the W1 array as Zarr v3 with sharding (`sharding_indexed`, shards {preset['w4_shards']}, "
-                     f"inner chunks {preset['chunks']}, index at the end with crc32c), on `{args.scratch_root}` "
-                     "(dir) and on the S3 server (radosgw on loopback). Each engine writes its own store (timed); "
+                     f"inner chunks {preset['chunks']}, index at the end with crc32c), on each place and on the "
+                     "S3 server (radosgw on loopback). Each engine writes its own store (timed); "
                      "every engine then reads the store ours wrote: ours with ncbench, zarrs = zarr-python with the "
                      "zarrs codec pipeline (on S3 through obstore), tensorstore with its `zarr3` driver (it always "
                      "allocates its result). netcdf-c runs once per case: it has no Zarr v3 (and the wheel's no S3), "
@@ -962,37 +1212,19 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
                      "and as v2, each twice (written v2 v3 v3 v2), the four stores read alternately (at least 5 "
                      "rounds); each format's median is over both of its copies.")
     lines.append("")
-    lines.append("| workload | case | ours | netcdf-c | zarrs | tensorstore | ratios vs targets |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("| workload | place | case | ours | netcdf-c | zarrs | tensorstore | ratios vs targets |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for row in R.results:
         ctx = row["ctx"]
         extra = [f"{k}: {cell(v)}" for k, v in ctx.items() if k not in ("zarrs", "tensorstore")]
-        lines.append(f"| {row['w']} | {row['case']} | {cell(row['ours'])} | {cell(row['ref'])} | "
+        lines.append(f"| {row['w']} | {row.get('place', '–')} | {row['case']} | {cell(row['ours'])} | "
+                     f"{cell(row['ref'])} | "
                      f"{cell(ctx['zarrs']) if 'zarrs' in ctx else '–'} | "
                      f"{cell(ctx['tensorstore']) if 'tensorstore' in ctx else '–'} | "
-                     f"{'; '.join(extra + [ratio_and_targets(row, lim)]).strip('; ')} |")
+                     f"{'; '.join(extra + [ratio_and_targets(row, limits_at(lims, row.get('place')))]).strip('; ')} |")
     lines.append("")
-    if lim:
-        lines.append(f"## Machine limits (same run, {preset['limits_mib']} MiB buffers; codecs on 4 MiB "
-                     "chunks of the W1 field, MiB/s of uncompressed data)")
-        lines.append("")
-        lines.append("| measurement | 1 thread | all cores |")
-        lines.append("|---|---|---|")
-        names = []
-        for (n, _t) in lim:
-            if n not in names:
-                names.append(n)
-        for n in names:
-            one = lim.get((n, 1))
-            many = [v for (m, t), v in lim.items() if m == n and t > 1]
-            if n.startswith("ratio"):
-                lines.append(f"| compressed size / raw, {n[6:]} | {one:.3f} | |")
-            elif n.startswith("metadata"):
-                lines.append(f"| {n}: mkdir + two small files each (seconds) | {one * 1000:.0f} ms | "
-                             f"{many[0] * 1000:.0f} ms |" if many else f"| {n} | {one * 1000:.0f} ms | |")
-            else:
-                first = "–" if one is None else f"{one:.0f}"
-                lines.append(f"| {n} | {first} | {many[0]:.0f} |" if many else f"| {n} | {first} | |")
+    if lims:
+        lines += limits_table(lims, places, preset)
         lines.append("")
         lines.append("The W1 full-read limit is the best decoder's single-core time divided by 2 plus one "
                      "2-thread memcpy (none: one 2-thread page-cache read). `pipeline` is that read done the "
@@ -1001,7 +1233,13 @@ def write_report(args, R, lim, facts_start, facts_end, versions, started, elapse
                      "(none: preadv of the rows into place); `pipeline-mmap` maps the file instead of reading "
                      "it. It pays what the limit leaves out: reading the file and the decoder's output "
                      "leaving the cache. `write-pipeline` is the W1 write the same way (gather a chunk's rows, "
-                     "encode, write a new file; none: writev of the rows) into a fresh directory.")
+                     "encode, write a new file; none: writev of the rows) into a fresh directory. "
+                     "`durable-write fdatasync none` is that uncompressed write made durable: fdatasync of each "
+                     "file before its close, then fsync of the new directory and of its parent; "
+                     "`durable-write O_DIRECT none` writes each chunk with O_DIRECT from an aligned buffer "
+                     "(no page cache) and then fsyncs the two directories (O_DIRECT alone does not flush the "
+                     "device's cache nor commit the file's allocation; on ext4 the directory fsync's journal "
+                     "commit does both); `unsupported` where the file system refuses O_DIRECT.")
     return "\n".join(lines) + "\n"
 
 
@@ -1010,26 +1248,66 @@ def git_rev():
     return p.stdout.strip() or "?"
 
 
+ONLY_ALL = "limits,W1,W2,W3,W4,context"
+
+
+def parse_shape(text):
+    """--shape D0,D1,D2: W1's array (the slab read takes rows 500:524 of D1, the
+    random reads 16x16 boxes)."""
+    try:
+        shape = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        shape = ()
+    if len(shape) != 3 or shape[0] < 1 or shape[1] < 524 or shape[2] < 16:
+        raise argparse.ArgumentTypeError(f"{text!r}: three integers D0,D1,D2 with D0 ≥ 1, D1 ≥ 524, D2 ≥ 16")
+    return shape
+
+
+def limits_json(lims):
+    out = []
+    for place, lim in lims.items():
+        for (name, threads), v in lim.items():
+            key = "status" if isinstance(v, str) else "secs" if name.startswith("metadata") else "mib_s"
+            out.append({"place": place or "all", "name": name, "threads": threads, key: v})
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="the small preset (under a minute)")
+    ap.add_argument("--quick", action="store_true", help="the small preset (a few minutes: every place, and the S3 server start)")
+    ap.add_argument("--shape", type=parse_shape, metavar="D0,D1,D2",
+                    help="W1's (and W4's) array instead of the preset's, e.g. 64,1024,1024 (256 MiB)")
     ap.add_argument("--reps", type=int, help="repetitions per workload and library (default 3, quick 2)")
     ap.add_argument("--reference", default=default_reference(), help="the reference libnetcdf file")
     ap.add_argument("--ours", help="directory with our libnetcdf.so.22 (default: cargo build --release)")
-    ap.add_argument("--scratch", default="/dev/shm", help="where stores go (default /dev/shm: tmpfs)")
-    ap.add_argument("--only", default="limits,W1,W2,W3,W4,context", help="comma list of parts to run")
+    ap.add_argument("--scratch", default=default_disk_scratch(),
+                    help="the first place where stores go (default: the ordinary disk, the first of /var/tmp, "
+                         "/tmp and target/ not on a tmpfs; here %(default)s)")
+    ap.add_argument("--also-scratch", action="append", metavar="DIR",
+                    help="another place, measured in the same run (repeatable; default /dev/shm; "
+                         "'none': the first place only)")
+    ap.add_argument("--only", default=ONLY_ALL, help="comma list of parts to run")
     ap.add_argument("--no-s3-context", action="store_true",
                     help="W3 without the Python engines (the raw-GET rate is then taken on our store)")
+    ap.add_argument("--s3-context", action="store_true",
+                    help="W3 and W4 on S3 with the Python engines even in the quick preset")
     ap.add_argument("--s3-script", help="S3 server start/stop script (default scripts/s3-server.sh)")
     ap.add_argument("--python", default=sys.executable, help="Python with zarr, zarrs, tensorstore")
     ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
     ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
     args = ap.parse_args()
+    if args.also_scratch is None:
+        args.also_scratch = ["/dev/shm"]
     if args.reference and not os.path.exists(args.reference):
         sys.exit(f"{args.reference}: not found")
     preset = dict(PRESETS["quick" if args.quick else "full"])
+    args.shape_given = args.shape
+    if args.shape:
+        preset["shape"] = args.shape
     if args.no_s3_context:
         preset["s3_context"] = False
+    elif args.s3_context:
+        preset["s3_context"] = True
     args.reps = args.reps or preset["reps"]
     ncbench, limits_bin, refdir = build(args)
     if args.build_only:
@@ -1041,36 +1319,44 @@ def main():
     only = set(args.only.split(","))
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.time()
-    scratch = os.path.join(args.scratch, f"nczarr-bench-{os.getpid()}")
-    args.scratch_root = args.scratch
-    os.makedirs(scratch)
+    places = scratch_places(args)
+    for pl in places:
+        os.makedirs(pl["dir"])
+        log(f"place {pl['label']}: {pl['dir']} ({pl['fstype']} on {pl['source']})")
     facts_start = machine_facts()
     R = Runner(args, ncbench, refdir)
-    lim = {}
+    lims = {}  # place label (None: what no file system changes) -> {(name, threads): value}
     try:
         if "limits" in only:
-            lim = limits(R, limits_bin, preset, scratch)
-        if "W1" in only:
-            w1(R, preset, scratch, "context" in only)
-        if "W2" in only:
-            w2(R, preset, scratch)
+            lims[None] = limits(R, limits_bin, preset, places[0]["dir"], "cpu")
+        # Every local workload on each place, disk first; then the S3 ones.
+        for pl in places:
+            if "limits" in only:
+                lims[pl["label"]] = limits(R, limits_bin, preset, pl["dir"], "fs")
+            if "W1" in only:
+                at_place(R, pl["label"], w1, preset, pl["dir"], "context" in only)
+            if "W2" in only:
+                at_place(R, pl["label"], w2, preset, pl["dir"])
+            if "W4" in only:
+                at_place(R, pl["label"], w4_dir, preset, pl["dir"], pl["label"])
         if "W3" in only:
-            w3(R, preset, scratch)
+            w3(R, preset)
         if "W4" in only:
-            w4(R, preset, scratch)
+            w4_s3(R, preset)
     finally:
-        rm(scratch)
+        for pl in places:
+            rm(pl["dir"])
     facts_end = machine_facts()
     versions = pkg_versions(args.python)
-    text = write_report(args, R, lim, facts_start, facts_end, versions, started, time.time() - t0, preset)
+    text = write_report(args, R, lims, places, facts_start, facts_end, versions, started, time.time() - t0, preset)
     out = args.out or os.path.join(BENCH, "results",
                                    started.strftime("%Y-%m-%d") + ("-quick" if args.quick else "") + ".md")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write(text)
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
-        json.dump({"facts_start": facts_start, "facts_end": facts_end, "versions": versions,
-                   "limits": [dict(name=k[0], threads=k[1], mib_s=v) for k, v in lim.items()],
+        json.dump({"command": command_line(args), "facts_start": facts_start, "facts_end": facts_end,
+                   "versions": versions, "preset": preset, "places": places, "limits": limits_json(lims),
                    "rows": R.results}, f, indent=1)
     print(text)
     log(f"wrote {out}")

@@ -3,7 +3,7 @@
 # programs, runs every workload on this library and on netcdf-c 4.10.1 (the
 # netCDF4 wheel's), with zarr-python + zarrs and tensorstore for context, and
 # writes bench/results/<date>[-quick].md. Options: see bench/run.py --help.
-#   bench/run.sh --quick            # under a minute
+#   bench/run.sh --quick            # the small preset (a few minutes: two places, S3)
 #   bench/run.sh                    # the full suite (1 GiB per W1 store)
 #   bench/run.sh --build-only       # compile only (scripts/test-all.sh runs this)
 # Env: NCZ_VENV  the venv from scripts/install-deps.sh (default ~/.cache/nczarr-venv)
