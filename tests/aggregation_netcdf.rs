@@ -2,7 +2,8 @@
 //! to the system libnetcdf) whose aggregation variables read as the N-d
 //! arrays they stand for, while everything else in it reads as the system
 //! library shows it; opened for writing, or holding types this view cannot
-//! hold, it stays with the system library.
+//! hold, it stays with the system library. A netCDF-3 master holds its
+//! string tables as char arrays (as cfdm writes them).
 //!
 //! Masters and fragments are written through this library's C API: plain
 //! `.nc` paths go to the system libnetcdf (Debian's libnetcdf19), which
@@ -14,6 +15,7 @@ use std::path::Path;
 use netcdf::ffi::*;
 
 const NC_GLOBAL: c_int = -1;
+const NC_CHAR: c_int = 2;
 const NC_SHORT: c_int = 3;
 const NC_INT: c_int = 4;
 const NC_FLOAT: c_int = 5;
@@ -24,7 +26,9 @@ const NC_UBYTE: c_int = 7;
 const NC_NETCDF4: c_int = 0x1000;
 const NC_WRITE: c_int = 1;
 const NC_UNLIMITED: usize = 0;
+const NC_FORMAT_CLASSIC: c_int = 1;
 const NC_FORMAT_NETCDF4: c_int = 3;
+const NC_FORMATX_NC3: c_int = 1;
 const NC_FORMATX_NC_HDF5: c_int = 2;
 const NC_CONTIGUOUS: c_int = 1;
 const NC_CHUNKED: c_int = 0;
@@ -468,4 +472,51 @@ fn check_ordinary_values(ncid: c_int) {
     let mut n = [0i32; 3];
     ok(unsafe { nc_get_var_int(ncid, counter, n.as_mut_ptr()) }, "counter");
     assert_eq!(n, [7, 8, 9]);
+}
+
+/// Write text values into a char variable of shape (n, width).
+fn put_chars(ncid: c_int, v: c_int, width: usize, vals: &[&str]) {
+    let mut buf = vec![0u8; width * vals.len()];
+    for (k, s) in vals.iter().enumerate() {
+        buf[k * width..k * width + s.len()].copy_from_slice(s.as_bytes());
+    }
+    ok(unsafe { nc_put_var_text(ncid, v, buf.as_ptr().cast()) }, "chars");
+}
+
+#[test]
+fn netcdf3_master_with_char_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let uris = fragments(tmp.path());
+    let m = tmp.path().join("master3.nc");
+    let d = Def::create(m.to_str().unwrap(), 0);
+    let _time = d.dim("time", 5);
+    let o = ordinary(&d, false);
+    let j = d.dim("j", 2);
+    let i = d.dim("i", 2);
+    let ft = d.dim("f_time", 2);
+    let fl = d.dim("f_lat", 1);
+    let w = d.dim("uri_len", 32);
+    let idw = d.dim("id_len", 3);
+    aggregation_var(&d);
+    let mv = d.var("fmap", NC_INT, &[j, i]);
+    ok(
+        unsafe { nc_put_att_int(d.ncid, mv, c("_FillValue").as_ptr(), NC_INT, 1, &-1) },
+        "map fill",
+    );
+    let u = d.var("furis", NC_CHAR, &[ft, fl, w]);
+    let id = d.var("fid", NC_CHAR, &[idw]);
+    d.enddef();
+    put_ordinary(&d, &o);
+    ok(unsafe { nc_put_var_int(d.ncid, mv, [2, 3, 4, -1].as_ptr()) }, "map");
+    put_chars(d.ncid, u, 32, &uris);
+    put_chars(d.ncid, id, 3, &["tas"]);
+    d.close();
+
+    let ncid = open(&m, 0);
+    assert_eq!(format(ncid), (NC_FORMAT_CLASSIC, NC_FORMATX_NC3));
+    check_tas(ncid);
+    check_ordinary(ncid, false);
+    // No netCDF-4 virtual attributes in a classic file.
+    assert_eq!(att_text(ncid, NC_GLOBAL, "_IsNetcdf4"), Err(NC_ENOTATT));
+    ok(nc_close(ncid), "close");
 }
