@@ -520,3 +520,63 @@ fn netcdf3_master_with_char_tables() {
     assert_eq!(att_text(ncid, NC_GLOBAL, "_IsNetcdf4"), Err(NC_ENOTATT));
     ok(nc_close(ncid), "close");
 }
+
+/// The venv's python (scripts/install-deps.sh), which has cfdm.
+fn venv_python() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let venv = std::env::var("NCZ_VENV").unwrap_or_else(|_| format!("{home}/.cache/nczarr-venv"));
+    format!("{venv}/bin/python")
+}
+
+#[test]
+fn cfdm_master_reads_as_cfdm_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/cfdm_aggregation.py");
+    let py = venv_python();
+    let out = std::process::Command::new(&py)
+        .arg(&script)
+        .arg(tmp.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "cfdm failed (scripts/install-deps.sh installs it and UDUNITS-2):\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("cfdm 1.13"), "{text}");
+    let dims: Vec<usize> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let expected: Vec<Option<f32>> = lines.map(|l| (l != "--").then(|| l.parse().unwrap())).collect();
+    assert_eq!(dims, [5, 4]);
+    assert_eq!(expected.iter().filter(|v| v.is_none()).count(), 1);
+
+    let ncid = open(&tmp.path().join("master.nc"), 0);
+    assert_eq!(format(ncid).0, NC_FORMAT_NETCDF4);
+    let tas = varid(ncid, "tas").unwrap();
+    assert_eq!(shape(ncid, tas), [5, 4]);
+    let mut fill = 0f32;
+    let mut no_fill = 0;
+    ok(
+        unsafe { nc_inq_var_fill(ncid, tas, &mut no_fill, (&mut fill as *mut f32).cast()) },
+        "fill",
+    );
+    let mut got = vec![0f32; 20];
+    ok(unsafe { nc_get_var_float(ncid, tas, got.as_mut_ptr()) }, "tas");
+    let got: Vec<Option<f32>> = got.into_iter().map(|v| (v != fill).then_some(v)).collect();
+    assert_eq!(got, expected);
+    // cfdm's coordinates, as stored.
+    let mut t = [0f64; 5];
+    ok(
+        unsafe { nc_get_var_double(ncid, varid(ncid, "time").unwrap(), t.as_mut_ptr()) },
+        "time",
+    );
+    assert_eq!(t, [0.0, 1.0, 2.0, 3.0, 4.0]);
+    ok(nc_close(ncid), "close");
+}

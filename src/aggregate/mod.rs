@@ -138,6 +138,11 @@ impl DsTables<'_> {
             };
             if !v.no_fill && v.ty.is_numeric() {
                 marks.extend(conv(v.ty, &v.fill));
+            } else if v.ty.is_numeric() {
+                // Fill off (cfdm writes its tables so): an entry holding the
+                // type's default fill value is still missing, as netCDF4-python
+                // and so cfdm read it.
+                marks.extend(conv(v.ty, &v.ty.default_fill()));
             }
             if let Some(a) = v.att("missing_value")
                 && let AttValue::Bytes(b) = &a.value
