@@ -38,7 +38,8 @@ BUILD_PACKAGES=(gcc make pkg-config libisal-dev libaec-dev clang-16 netcdf-bin)
 # netcdf-c 4.9.0 (netcdf-bin, libnetcdf19, libnetcdf-dev's headers), CMake
 # and g++ (CTest, header checks), valgrind, gfortran and netcdf-fortran,
 # Debian's python3-netcdf4, HDF5 filter plugins, strace (tests/durability.rs
-# counts the library's fsync calls with it), and Ceph's radosgw (its package
+# counts the library's fsync calls with it), UDUNITS-2 (cfdm's units, for
+# tests/aggregation_netcdf.rs), and Ceph's radosgw (its package
 # list comes from scripts/s3-server.sh).
 TEST_PACKAGES=(
     cmake g++ binutils
@@ -46,6 +47,7 @@ TEST_PACKAGES=(
     python3 python3-venv perl
     valgrind strace
     gfortran libnetcdff-dev python3-netcdf4 hdf5-filter-plugin
+    libudunits2-0
 )
 # The versions that wrote testdata/fixtures (see its README.md).
 PIP_PACKAGES=(
@@ -54,6 +56,7 @@ PIP_PACKAGES=(
     numcodecs==0.16.6
     xarray==2026.9.0
     numpy==2.4.6
+    cfdm==1.13.3.0
 )
 # cbindgen: scripts/check-exports.sh. cargo-deny: the licence, ban and source
 # checks of scripts/test-all.sh (0.20.2 needs Rust 1.88, builds with 1.95).

@@ -4,7 +4,10 @@
 #   strings, unlimited dimensions, _ChunkSizes, _FillValue) and ncdump prints
 #   them back equal to what Debian's own libnetcdf prints for the same CDL;
 #   nccopy copies NCZarr -> NCZarr, NCZarr -> netCDF-4 and classic .nc and
-#   back (the .nc side through delegation to the system libnetcdf).
+#   back (the .nc side through delegation to the system libnetcdf); a
+#   netCDF-4 CF aggregation master prints its aggregated data, prints as
+#   the system ncdump does with NCZARR_AGGREGATION=raw, and nccopy to NCZarr
+#   materialises it.
 # Usage: scripts/test-tools.sh [LIB_DIR]   (default build/lib)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -82,6 +85,30 @@ else
     echo "FAIL the copy is $(ncdump -k back3.nc), not classic"
     fail=$((fail + 1))
 fi
+
+# CF aggregation in a netCDF-4 master (read by the system library, the
+# aggregation layer above it): fragments in a netCDF-4 file and an NCZarr
+# store, written by the tools; agg_expanded.cdl is what the master stands for.
+ncgen -k nc4 -o agg_frag0.nc "$cdl/agg_frag0.cdl"
+ours ncgen -k nc4 -o "$(url agg_frag1.zarr)" "$cdl/agg_frag1.cdl"
+ncgen -k nc4 -o agg_master.nc "$cdl/agg_master.cdl"
+ours ncdump agg_master.nc >agg.cdl
+same "ncdump of a netCDF-4 aggregation master prints the aggregated data" "$cdl/agg_expanded.cdl" agg.cdl
+ncdump agg_master.nc >agg-sys.cdl
+NCZARR_AGGREGATION=raw ours ncdump agg_master.nc >agg-raw.cdl
+if cmp -s agg-sys.cdl agg-raw.cdl; then
+    echo "ok   NCZARR_AGGREGATION=raw: ncdump of the master identical to the system ncdump's"
+    pass=$((pass + 1))
+else
+    echo "FAIL NCZARR_AGGREGATION=raw: ncdump of the master differs from the system ncdump's"
+    diff agg-sys.cdl agg-raw.cdl | head -n 20
+    fail=$((fail + 1))
+fi
+ours nccopy agg_master.nc "$(url agg_copy.zarr)"
+ours ncdump "$(url agg_copy.zarr)" >agg-copy.cdl
+same "nccopy of the master to NCZarr materialises the aggregated variable" "$cdl/agg_expanded.cdl" agg-copy.cdl
+NCZARR_AGGREGATION=raw ours ncdump "$(url agg_copy.zarr)" >agg-copy-raw.cdl
+same "the NCZarr copy holds the data itself (raw view equal)" "$cdl/agg_expanded.cdl" agg-copy-raw.cdl
 
 echo "tools: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

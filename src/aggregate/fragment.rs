@@ -108,7 +108,7 @@ impl FragVar {
 #[derive(Debug)]
 pub enum Handle {
     /// Read through this library's engine (and itself possibly an aggregation view).
-    Zarr(Mutex<Dataset>),
+    Zarr(Box<Mutex<Dataset>>),
     /// Read through the system libnetcdf.
     NetCdf(SysFile),
 }
@@ -166,7 +166,7 @@ impl Handle {
                     e
                 }
             })?;
-            return Ok(Handle::Zarr(Mutex::new(ds)));
+            return Ok(Handle::Zarr(Box::new(Mutex::new(ds))));
         }
         if !has_scheme(uri) && !Path::new(uri).exists() {
             return Err(missing());

@@ -117,7 +117,7 @@ impl DsTables<'_> {
     fn read(&mut self, name: &str, mem: NcType) -> Result<RawTable, String> {
         let (g, i) = find_var(self.ds, self.grp, name).ok_or_else(|| format!("no table variable {name}"))?;
         let v = &self.ds.groups[g].vars[i];
-        if v.external.is_some() || v.ty == NcType::String && mem != NcType::String {
+        if v.external.as_ref().is_some_and(|e| !e.stored_as_is()) || v.ty == NcType::String && mem != NcType::String {
             return Err(format!("table variable {name} has the wrong kind"));
         }
         let shape = self.ds.var_shape(v);
@@ -138,6 +138,11 @@ impl DsTables<'_> {
             };
             if !v.no_fill && v.ty.is_numeric() {
                 marks.extend(conv(v.ty, &v.fill));
+            } else if v.ty.is_numeric() {
+                // Fill off (cfdm writes its tables so): an entry holding the
+                // type's default fill value is still missing, as netCDF4-python
+                // and so cfdm read it.
+                marks.extend(conv(v.ty, &v.ty.default_fill()));
             }
             if let Some(a) = v.att("missing_value")
                 && let AttValue::Bytes(b) = &a.value
@@ -350,6 +355,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
         v.dimids = p.dimids;
         v.chunks = shape.iter().map(|&n| n.max(1)).collect();
         v.codecs.clear();
+        v.contiguous = false;
         v.chain = None;
         v.atts.retain(|a| !parse::AGG_ATT_NAMES.contains(&a.name.as_str()));
         v.external = Some(Arc::new(src));

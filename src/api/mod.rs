@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cdtime;
+pub mod delegated;
 pub mod filter;
 pub mod handles;
 pub mod quantize;
@@ -141,6 +142,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         created: true,
         deferred_bytes: 0,
         aggregation: None,
+        reported_format: None,
         durable: durable(&loc),
     };
     // The root group exists on storage from the start (on the disk too at
@@ -288,6 +290,12 @@ pub fn abort(ncid: i32) -> NcResult<()> {
     Ok(())
 }
 
+/// Whether the dataset has netCDF-4's virtual attributes (a netCDF-3
+/// master read through the system libnetcdf has not).
+fn is_nc4(ds: &Dataset) -> bool {
+    ds.reported_format.is_none_or(|f| f.format == 3 || f.format == 4)
+}
+
 /// Look an attribute up, answering the virtual ones netcdf-c answers by name.
 pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> NcResult<Cow<'a, Att>> {
     match ds.att(grp, varid, name) {
@@ -307,8 +315,8 @@ pub fn att_lookup<'a>(ds: &'a Dataset, grp: usize, varid: i32, name: &str) -> Nc
                     return Ok(Cow::Owned(write::text_att(name, p)));
                 }
             }
-            "_IsNetcdf4" => return Ok(Cow::Owned(int(1))),
-            "_SuperblockVersion" => return Ok(Cow::Owned(int(ds.superblock_version))),
+            "_IsNetcdf4" if is_nc4(ds) => return Ok(Cow::Owned(int(1))),
+            "_SuperblockVersion" if is_nc4(ds) => return Ok(Cow::Owned(int(ds.superblock_version))),
             "_Aggregation" => {
                 if let Some(a) = &ds.aggregation {
                     return Ok(Cow::Owned(write::text_att(name, a)));

@@ -159,6 +159,7 @@ mod tests {
             created: true,
             deferred_bytes: 0,
             aggregation: None,
+            reported_format: None,
             durable: false,
         };
         let dims: Vec<i32> = shape

@@ -57,7 +57,7 @@ pub fn get_vars(
                 let n = sel.total.checked_mul(ty.size()).ok_or(NcError::Inval)?;
                 ext.read(&sel.start, &sel.count, &sel.stride, ty, &mut data[..n])
             }
-            MemOut::Str(_) => Err(NcError::BadType),
+            MemOut::Str(data) => ext.read_strings(&sel.start, &sel.count, &sel.stride, &mut data[..sel.total]),
         };
     }
     let chunks = VarChunks::of(ds, grp, ds.var(grp, varid)?);

@@ -15,6 +15,7 @@
 
 use std::ffi::{c_char, c_int};
 
+use crate::api::delegated::Adopted;
 use crate::api::handles;
 pub(crate) use crate::sys::netcdf::{cast_like, function, global, serial, symbol, system};
 
@@ -28,6 +29,9 @@ pub(crate) struct Delegated {
 pub(crate) fn lookup(ncid: c_int) -> Option<Delegated> {
     handles::foreign(ncid).map(|ext_ncid| Delegated { ext_ncid })
 }
+
+/// nc_open's mode bit for writing.
+const NC_WRITE: c_int = 1;
 
 type OpenFn = unsafe extern "C" fn(*const c_char, c_int, *mut c_int) -> c_int;
 type CloseFn = unsafe extern "C" fn(c_int) -> c_int;
@@ -60,6 +64,22 @@ pub(crate) unsafe fn open_or_create(
     if rc != 0 {
         return Some(rc);
     }
+    // A read-only open of a master: the aggregation layer above delegation.
+    let ext = if !create && mode & NC_WRITE == 0 && !crate::aggregate::raw_by_env() {
+        // SAFETY: path is NUL-terminated (this function's contract).
+        let name = unsafe { std::ffi::CStr::from_ptr(path) }.to_string_lossy();
+        match crate::api::delegated::adopt(&name, ext) {
+            Ok(Adopted::Ours(id)) => {
+                // SAFETY: ncidp is writable (this function's contract).
+                unsafe { ncidp.write(id) };
+                return Some(0);
+            }
+            Ok(Adopted::Delegated(ext)) => ext,
+            Err(e) => return Some(e.code()),
+        }
+    } else {
+        ext
+    };
     match handles::insert_foreign(ext) {
         Ok(id) => {
             // SAFETY: ncidp is writable (this function's contract).

@@ -333,9 +333,9 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
     ffi_boundary!(forward ncid => nc_inq_format(ncid, formatp); status {
-        check_ncid(ncid)?;
+        let f = handles::with(ncid, |ds, _| Ok(ds.reported_format))?;
         // SAFETY: formatp is NULL or writable (this export's contract).
-        unsafe { put(formatp, NC_FORMAT_NETCDF4) };
+        unsafe { put(formatp, f.map_or(NC_FORMAT_NETCDF4, |f| f.format)) };
         Ok(())
     })
 }
@@ -346,11 +346,11 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
     ffi_boundary!(forward ncid => nc_inq_format_extended(ncid, formatp, modep); status {
-        check_ncid(ncid)?;
+        let f = handles::with(ncid, |ds, _| Ok(ds.reported_format))?;
         // SAFETY: formatp and modep are NULL or writable (this export's contract).
         unsafe {
-            put(formatp, NC_FORMATX_NCZARR);
-            put(modep, NC_NETCDF4);
+            put(formatp, f.map_or(NC_FORMATX_NCZARR, |f| f.formatx));
+            put(modep, f.map_or(NC_NETCDF4, |f| f.mode));
         }
         Ok(())
     })

@@ -250,10 +250,19 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
     chunksizesp: *mut usize,
 ) -> c_int {
     ffi_boundary!(forward ncid => nc_inq_var_chunking(ncid, varid, storagep, chunksizesp); status {
-        let chunks = handles::with(ncid, |ds, grp| Ok(ds.var(grp, varid)?.chunks.clone()))?;
+        let (chunks, contiguous) = handles::with(ncid, |ds, grp| {
+            let v = ds.var(grp, varid)?;
+            Ok((v.chunks.clone(), v.contiguous))
+        })?;
         // SAFETY: storagep is NULL or writable; chunksizesp NULL or with room
         // for one size per dimension (this export's contract).
         unsafe {
+            if contiguous {
+                // NC_CONTIGUOUS (a netCDF master's variable); chunk sizes
+                // untouched, as netcdf-c.
+                put(storagep, 1);
+                return Ok(());
+            }
             if !chunksizesp.is_null() {
                 slice_mut(chunksizesp, chunks.len())?.copy_from_slice(&chunks);
             }

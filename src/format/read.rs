@@ -420,6 +420,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         created: false,
         deferred_bytes: 0,
         aggregation: None,
+        reported_format: None,
         durable: false,
     };
     ds.groups[0].stored_key = Some(String::new());

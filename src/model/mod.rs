@@ -254,6 +254,10 @@ pub struct Var {
     /// (an aggregated variable assembled from fragments): None for an
     /// ordinary variable.
     pub external: Option<Arc<dyn ExternalData>>,
+    /// Stored in one block, not in chunks (a variable of a file read
+    /// through the system libnetcdf): `nc_inq_var_chunking` answers
+    /// NC_CONTIGUOUS.
+    pub contiguous: bool,
 }
 
 /// Values held outside the variable's own chunks: the data path hands a
@@ -264,6 +268,25 @@ pub trait ExternalData: Send + Sync + std::fmt::Debug {
     /// values of type `mem` in row-major order. Values out of range for
     /// `mem` are written and reported as `NcError::Range` at the end.
     fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()>;
+
+    /// Read the selection of an NC_STRING variable, one value per entry of
+    /// `out` (None for a NULL string). Sources of numbers answer NC_EBADTYPE.
+    fn read_strings(
+        &self,
+        _start: &[usize],
+        _count: &[usize],
+        _stride: &[usize],
+        _out: &mut [Option<Vec<u8>>],
+    ) -> NcResult<()> {
+        Err(NcError::BadType)
+    }
+
+    /// Whether the values are the variable's own, as its file stores them
+    /// (a variable of a dataset read through the system libnetcdf), rather
+    /// than assembled from elsewhere (an aggregated variable).
+    fn stored_as_is(&self) -> bool {
+        false
+    }
 }
 
 /// What a variable's codec chain was resolved for, and the result.
@@ -339,6 +362,15 @@ pub struct Flavor {
     pub shard_target: Option<u64>,
 }
 
+/// What `nc_inq_format` and `nc_inq_format_extended` answer for a dataset
+/// whose format is not NCZarr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportedFormat {
+    pub format: i32,
+    pub formatx: i32,
+    pub mode: i32,
+}
+
 #[derive(Debug)]
 pub struct Dataset {
     /// The path as the caller gave it (nc_inq_path).
@@ -365,6 +397,9 @@ pub struct Dataset {
     /// The aggregation encodings this view expanded (the virtual global
     /// attribute `_Aggregation`); None when nothing was expanded.
     pub aggregation: Option<String>,
+    /// The format reported for a dataset that is not Zarr (a netCDF master
+    /// read through the system libnetcdf); None for a Zarr dataset.
+    pub reported_format: Option<ReportedFormat>,
     /// nc_enddef and nc_close make what was written durable on the disk, as
     /// nc_sync always does (the mode key `durable`, `NCZARR_DURABLE`).
     pub durable: bool,
@@ -460,6 +495,7 @@ impl Var {
             quantize: (0, 0),
             chain: None,
             external: None,
+            contiguous: false,
         }
     }
 

@@ -362,6 +362,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -
         created: false,
         deferred_bytes: 0,
         aggregation: None,
+        reported_format: None,
         durable: false,
     };
     ds.groups[0].stored_key = Some(String::new());
