@@ -8,10 +8,13 @@
 //! plain `.nc` paths, which it hands to the system libnetcdf: these tests
 //! need it (Debian's libnetcdf19) and fail without it.
 
-use std::ffi::{CString, c_char, c_int};
+use std::ffi::c_int;
 use std::path::Path;
 
 use netcdf::ffi::*;
+
+mod common;
+use common::def::{Def, c, ok, shape};
 
 const NC_GLOBAL: c_int = -1;
 const NC_CHAR: c_int = 2;
@@ -29,95 +32,8 @@ const NC_ERANGE: c_int = -60;
 const NC_ENOOBJECT: c_int = -141;
 const FILL: f32 = -999.0;
 
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
-}
-
 fn zurl(p: &Path, extra: &str) -> String {
     format!("file://{}#mode=nczarr,file{extra}", p.display())
-}
-
-fn ok(rc: c_int, what: &str) {
-    assert_eq!(rc, 0, "{what}");
-}
-
-/// A dataset being defined through the C API.
-struct Def {
-    ncid: c_int,
-}
-
-impl Def {
-    fn create(path: &str, cmode: c_int) -> Def {
-        let mut ncid = 0;
-        ok(unsafe { nc_create(c(path).as_ptr(), cmode, &mut ncid) }, path);
-        Def { ncid }
-    }
-
-    fn dim(&self, name: &str, len: usize) -> c_int {
-        let mut id = 0;
-        ok(unsafe { nc_def_dim(self.ncid, c(name).as_ptr(), len, &mut id) }, name);
-        id
-    }
-
-    fn var(&self, name: &str, ty: c_int, dims: &[c_int]) -> c_int {
-        let mut id = 0;
-        ok(
-            unsafe {
-                nc_def_var(
-                    self.ncid,
-                    c(name).as_ptr(),
-                    ty,
-                    dims.len() as c_int,
-                    dims.as_ptr(),
-                    &mut id,
-                )
-            },
-            name,
-        );
-        id
-    }
-
-    fn text(&self, varid: c_int, name: &str, value: &str) {
-        ok(
-            unsafe { nc_put_att_text(self.ncid, varid, c(name).as_ptr(), value.len(), value.as_ptr().cast()) },
-            name,
-        );
-    }
-
-    fn float_att(&self, varid: c_int, name: &str, v: f32) {
-        ok(
-            unsafe { nc_put_att_float(self.ncid, varid, c(name).as_ptr(), NC_FLOAT, 1, &v) },
-            name,
-        );
-    }
-
-    fn floats(&self, varid: c_int, v: &[f32]) {
-        ok(unsafe { nc_put_var_float(self.ncid, varid, v.as_ptr()) }, "put floats");
-    }
-
-    fn int64s(&self, varid: c_int, v: &[i64]) {
-        ok(
-            unsafe { nc_put_var_longlong(self.ncid, varid, v.as_ptr()) },
-            "put int64",
-        );
-    }
-
-    fn strings(&self, varid: c_int, v: &[&str]) {
-        let owned: Vec<CString> = v.iter().map(|s| c(s)).collect();
-        let ptrs: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
-        ok(
-            unsafe { nc_put_var_string(self.ncid, varid, ptrs.as_ptr().cast_mut()) },
-            "put strings",
-        );
-    }
-
-    fn enddef(&self) {
-        ok(nc_enddef(self.ncid), "enddef");
-    }
-
-    fn close(self) {
-        ok(nc_close(self.ncid), "close");
-    }
 }
 
 /// A fragment holding `tas` of shape `shape` (dimension names `names`)
@@ -195,20 +111,6 @@ fn open(url: &str) -> c_int {
 fn varid(ncid: c_int, name: &str) -> Option<c_int> {
     let mut v = -1;
     (unsafe { nc_inq_varid(ncid, c(name).as_ptr(), &mut v) } == 0).then_some(v)
-}
-
-fn shape(ncid: c_int, v: c_int) -> Vec<usize> {
-    let mut nd = 0;
-    ok(unsafe { nc_inq_varndims(ncid, v, &mut nd) }, "ndims");
-    let mut ids = vec![0; nd as usize];
-    ok(unsafe { nc_inq_vardimid(ncid, v, ids.as_mut_ptr()) }, "dimids");
-    ids.iter()
-        .map(|&d| {
-            let mut n = 0;
-            ok(unsafe { nc_inq_dimlen(ncid, d, &mut n) }, "dimlen");
-            n
-        })
-        .collect()
 }
 
 fn get_all(ncid: c_int, v: c_int, n: usize) -> Result<Vec<f32>, c_int> {

@@ -14,6 +14,9 @@ use std::path::Path;
 
 use netcdf::ffi::*;
 
+mod common;
+use common::def::{Def, c, ok, shape};
+
 const NC_GLOBAL: c_int = -1;
 const NC_CHAR: c_int = 2;
 const NC_SHORT: c_int = 3;
@@ -37,75 +40,8 @@ const NC_ENOTATT: c_int = -43;
 const NC_ENOTVAR: c_int = -49;
 const FILL: f32 = -999.0;
 
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
-}
-
 fn zurl(p: &Path) -> String {
     format!("file://{}#mode=nczarr,file", p.display())
-}
-
-fn ok(rc: c_int, what: &str) {
-    assert_eq!(rc, 0, "{what}");
-}
-
-/// A dataset being defined through the C API.
-struct Def {
-    ncid: c_int,
-}
-
-impl Def {
-    fn create(path: &str, cmode: c_int) -> Def {
-        let mut ncid = 0;
-        ok(unsafe { nc_create(c(path).as_ptr(), cmode, &mut ncid) }, path);
-        Def { ncid }
-    }
-
-    fn dim(&self, name: &str, len: usize) -> c_int {
-        let mut id = 0;
-        ok(unsafe { nc_def_dim(self.ncid, c(name).as_ptr(), len, &mut id) }, name);
-        id
-    }
-
-    fn var(&self, name: &str, ty: c_int, dims: &[c_int]) -> c_int {
-        let mut id = 0;
-        ok(
-            unsafe {
-                nc_def_var(
-                    self.ncid,
-                    c(name).as_ptr(),
-                    ty,
-                    dims.len() as c_int,
-                    dims.as_ptr(),
-                    &mut id,
-                )
-            },
-            name,
-        );
-        id
-    }
-
-    fn text(&self, varid: c_int, name: &str, value: &str) {
-        ok(
-            unsafe { nc_put_att_text(self.ncid, varid, c(name).as_ptr(), value.len(), value.as_ptr().cast()) },
-            name,
-        );
-    }
-
-    fn float_att(&self, varid: c_int, name: &str, v: f32) {
-        ok(
-            unsafe { nc_put_att_float(self.ncid, varid, c(name).as_ptr(), NC_FLOAT, 1, &v) },
-            name,
-        );
-    }
-
-    fn enddef(&self) {
-        ok(nc_enddef(self.ncid), "enddef");
-    }
-
-    fn close(self) {
-        ok(nc_close(self.ncid), "close");
-    }
 }
 
 /// Value of the 5 x 4 aggregated array at (t, l).
@@ -250,20 +186,6 @@ fn varid(ncid: c_int, name: &str) -> Result<c_int, c_int> {
         0 => Ok(v),
         e => Err(e),
     }
-}
-
-fn shape(ncid: c_int, v: c_int) -> Vec<usize> {
-    let mut nd = 0;
-    ok(unsafe { nc_inq_varndims(ncid, v, &mut nd) }, "ndims");
-    let mut ids = vec![0; nd as usize];
-    ok(unsafe { nc_inq_vardimid(ncid, v, ids.as_mut_ptr()) }, "dimids");
-    ids.iter()
-        .map(|&d| {
-            let mut n = 0;
-            ok(unsafe { nc_inq_dimlen(ncid, d, &mut n) }, "dimlen");
-            n
-        })
-        .collect()
 }
 
 fn att_text(ncid: c_int, v: c_int, name: &str) -> Result<String, c_int> {

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (each test file uses some of them).
 #![allow(dead_code)]
 
+pub mod def;
+
 use std::ffi::c_int;
 use std::fs;
 use std::path::Path;
