@@ -121,11 +121,7 @@ impl DsTables<'_> {
             return Err(format!("table variable {name} has the wrong kind"));
         }
         let shape = self.ds.var_shape(v);
-        let n = shape
-            .iter()
-            .try_fold(1usize, |a, &c| a.checked_mul(c))
-            .filter(|&n| n <= MAX_TABLE_VALUES)
-            .ok_or_else(|| format!("table variable {name} is too large"))?;
+        let n = table_len(&shape, name)?;
         let mut marks = Vec::new();
         if mem != NcType::String && mem != NcType::Char {
             let conv = |ty: NcType, b: &[u8]| -> Vec<Vec<u8>> {
@@ -151,15 +147,11 @@ impl DsTables<'_> {
                 marks.extend(conv(a.ty, b));
             }
         }
-        let zeros = vec![0usize; shape.len()];
         let mut data = vec![0u8; n * mem.size()];
-        crate::engine::get_vars(
-            self.ds,
+        self.read_whole(
             g,
-            i as i32,
-            &zeros,
+            i,
             &shape,
-            None,
             crate::engine::MemOut::Num {
                 ty: mem,
                 data: &mut data,
@@ -168,6 +160,22 @@ impl DsTables<'_> {
         .map_err(|e| format!("table variable {name} cannot be read as {}: {e:?}", mem.name()))?;
         Ok(RawTable { shape, data, marks })
     }
+
+    /// Every value of variable `i` of group `g` (of shape `shape`) into `out`.
+    fn read_whole(&mut self, g: usize, i: usize, shape: &[usize], out: crate::engine::MemOut<'_>) -> NcResult<()> {
+        let zeros = vec![0usize; shape.len()];
+        crate::engine::get_vars(self.ds, g, i as i32, &zeros, shape, None, out)
+    }
+}
+
+/// The number of values of a table variable of `shape`, at most
+/// `MAX_TABLE_VALUES`.
+fn table_len(shape: &[usize], name: &str) -> Result<usize, String> {
+    shape
+        .iter()
+        .try_fold(1usize, |a, &c| a.checked_mul(c))
+        .filter(|&n| n <= MAX_TABLE_VALUES)
+        .ok_or_else(|| format!("table variable {name} is too large"))
 }
 
 /// A table variable read whole: its shape, its values, and the values that
@@ -212,23 +220,9 @@ impl Tables for DsTables<'_> {
             }
             NcType::String => {
                 let shape = self.ds.var_shape(v);
-                let n = shape
-                    .iter()
-                    .try_fold(1usize, |a, &c| a.checked_mul(c))
-                    .filter(|&n| n <= MAX_TABLE_VALUES)
-                    .ok_or_else(|| format!("table variable {var} is too large"))?;
-                let mut vals: Vec<Option<Vec<u8>>> = vec![None; n];
-                let zeros = vec![0usize; shape.len()];
-                crate::engine::get_vars(
-                    self.ds,
-                    g,
-                    i as i32,
-                    &zeros,
-                    &shape,
-                    None,
-                    crate::engine::MemOut::Str(&mut vals),
-                )
-                .map_err(|e| format!("table variable {var} cannot be read: {e:?}"))?;
+                let mut vals: Vec<Option<Vec<u8>>> = vec![None; table_len(&shape, var)?];
+                self.read_whole(g, i, &shape, crate::engine::MemOut::Str(&mut vals))
+                    .map_err(|e| format!("table variable {var} cannot be read: {e:?}"))?;
                 let data = vals
                     .into_iter()
                     .map(|s| {
