@@ -16,28 +16,8 @@ use netcdf::ffi::*;
 
 mod common;
 use common::def::{Def, c, ok, shape};
+use common::nc::*;
 
-const NC_GLOBAL: c_int = -1;
-const NC_CHAR: c_int = 2;
-const NC_SHORT: c_int = 3;
-const NC_INT: c_int = 4;
-const NC_FLOAT: c_int = 5;
-const NC_DOUBLE: c_int = 6;
-const NC_INT64: c_int = 10;
-const NC_STRING: c_int = 12;
-const NC_UBYTE: c_int = 7;
-const NC_NETCDF4: c_int = 0x1000;
-const NC_WRITE: c_int = 1;
-const NC_UNLIMITED: usize = 0;
-const NC_FORMAT_CLASSIC: c_int = 1;
-const NC_FORMAT_NETCDF4: c_int = 3;
-const NC_FORMATX_NC3: c_int = 1;
-const NC_FORMATX_NC_HDF5: c_int = 2;
-const NC_CONTIGUOUS: c_int = 1;
-const NC_CHUNKED: c_int = 0;
-const NC_EPERM: c_int = -37;
-const NC_ENOTATT: c_int = -43;
-const NC_ENOTVAR: c_int = -49;
 const FILL: f32 = -999.0;
 
 fn zurl(p: &Path) -> String {

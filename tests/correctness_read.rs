@@ -12,16 +12,8 @@ use std::time::{Duration, Instant};
 use netcdf::ffi::*;
 use serde_json::{Value, json};
 
-const NC_GLOBAL: c_int = -1;
-const NC_CHAR: c_int = 2;
-const NC_SHORT: c_int = 3;
-const NC_INT: c_int = 4;
-const NC_FLOAT: c_int = 5;
-const NC_DOUBLE: c_int = 6;
-const NC_STRING: c_int = 12;
-const NC_ENOTATT: c_int = -43;
-const NC_EVARSIZE: c_int = -62;
-const NC_EFILTER: c_int = -132;
+mod common;
+use common::nc::*;
 
 fn url(p: &Path, mode: &str) -> CString {
     CString::new(format!("file://{}#mode={mode},file", p.display())).unwrap()

@@ -5,7 +5,7 @@ use std::ffi::{CString, c_char, c_int};
 
 use netcdf::ffi::*;
 
-const NC_FLOAT: c_int = 5;
+use super::nc::NC_FLOAT;
 
 /// A C string of `s` (no interior NUL in test names).
 pub fn c(s: &str) -> CString {

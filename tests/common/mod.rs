@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod def;
+pub mod nc;
 
 use std::ffi::c_int;
 use std::fs;
