@@ -346,8 +346,9 @@ impl Group {
     }
 }
 
-/// Flags that decide how metadata is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Flags that decide how metadata is written. The default: NCZarr on
+/// Zarr v2, as netcdf-c writes it (no xarray names, not consolidated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Flavor {
     /// Pure Zarr: no `_nczarr_*` attributes.
     pub pure_zarr: bool,
