@@ -6,7 +6,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
-                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,limits,context]
+                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,limits,context]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
 The local workloads (W1, W2, W4's directory part, and the limits that depend on
@@ -756,6 +756,10 @@ def w4_formats(R, p, scratch, codec):
     path = {k: os.path.join(scratch, f"w4-{k[0]}{k[1]}-{codec}.zarr") for k in order}
     made = {k: summarise([R.nc("ours", "w1write", url(path[k], mode_of[k[0]]), codec, *dims, *p["chunks"])])
             for k in order}
+    # Both formats store the same bytes per chunk: where a v3 chunk equals the
+    # v2 copy's chunk of the same index, it becomes a hard link to it, so the
+    # two formats read the same pages and the ratio measures the code only.
+    shared = {c: share_chunks(path[("v2", c)], path[("v3", c)]) for c in ("a", "b")}
     for mode in ("full", "slab"):
         log(f"W4 v3 unsharded vs v2 {codec}: read {mode}")
         if any(m.get("wall") is None for m in made.values()):
@@ -767,9 +771,35 @@ def w4_formats(R, p, scratch, codec):
                                   for k in order}, reps=max(R.args.reps, 5))
             runs = {f: summarise([r for k, v in copies.items() if k[0] == f for r in v]) for f in mode_of}
         R.results.append(dict(w="W4", case=f"v3 unsharded vs v2, read {mode} {codec}", codec=codec,
-                              op="v3v2", ours=runs["v3"], ref={"status": "–"}, ctx={"v2 (ours)": runs["v2"]}))
+                              op="v3v2", ours=runs["v3"], ref={"status": "–"}, ctx={"v2 (ours)": runs["v2"]},
+                              shared=shared))
     for k in order:
         rm(path[k])
+
+
+def share_chunks(v2_store, v3_store, var="field"):
+    """Replace each chunk file of the v3 store (`c/i/j/k`) that is byte for byte
+    the v2 store's chunk of the same index (`i.j.k`) by a hard link to it.
+    Returns (linked, chunks)."""
+    v3_root = os.path.join(v3_store, var, "c")
+    linked = total = 0
+    for dirpath, _, files in os.walk(v3_root):
+        for name in files:
+            total += 1
+            v3_file = os.path.join(dirpath, name)
+            idx = os.path.relpath(v3_file, v3_root).split(os.sep)
+            v2_file = os.path.join(v2_store, var, ".".join(idx))
+            try:
+                with open(v2_file, "rb") as a, open(v3_file, "rb") as b:
+                    same = a.read() == b.read()
+            except OSError:
+                same = False
+            if same:
+                tmp = v3_file + ".link"
+                os.link(v2_file, tmp)
+                os.replace(tmp, v3_file)
+                linked += 1
+    return linked, total
 
 
 def pipeline_mib(p):
@@ -1012,7 +1042,10 @@ def ratio_and_targets(row, lim):
             if ours is None or v2 is None:
                 out.append(f"v3 ÷ v2 time ≤{want:g}: n/a")
             else:
-                out.append(f"v3 ÷ v2 time {ours / v2:.3f} (≤{want:g}): {'PASS' if ours <= want * v2 else 'FAIL'}")
+                linked = sum(n for n, _ in row.get("shared", {}).values())
+                total = sum(t for _, t in row.get("shared", {}).values())
+                out.append(f"v3 ÷ v2 time {ours / v2:.3f} (≤{want:g}): {'PASS' if ours <= want * v2 else 'FAIL'}"
+                           f"; chunk files shared by the two formats {linked} of {total}")
             continue
         if kind == "abs":
             if ours is None:
@@ -1210,7 +1243,10 @@ def write_report(args, R, lims, places, facts_start, facts_end, versions, starte
                      "4 of crc32c) is a shard-index fetch, a GET of `zarr.json` a metadata one. `v3 unsharded vs "
                      "v2`: the same data, chunks and codec written by ours as Zarr v3 without shards (ours column) "
                      "and as v2, each twice (written v2 v3 v3 v2), the four stores read alternately (at least 5 "
-                     "rounds); each format's median is over both of its copies.")
+                     "rounds); each format's median is over both of its copies. Where a v3 chunk's bytes equal the v2 copy's "
+                     "chunk of the same index (uncompressed and zstd: every chunk), the v3 file is a hard link to "
+                     "the v2 file, so both formats read the same pages and the ratio is the code's alone (copies "
+                     "of the same data in different files were measured up to a quarter apart).")
     lines.append("")
     lines.append("| workload | place | case | ours | netcdf-c | zarrs | tensorstore | ratios vs targets |")
     lines.append("|---|---|---|---|---|---|---|---|")
@@ -1286,7 +1322,8 @@ def main():
     ap.add_argument("--also-scratch", action="append", metavar="DIR",
                     help="another place, measured in the same run (repeatable; default /dev/shm; "
                          "'none': the first place only)")
-    ap.add_argument("--only", default=ONLY_ALL, help="comma list of parts to run")
+    ap.add_argument("--only", default=ONLY_ALL, help="comma list of parts to run (%(default)s; W4formats: only W4's v3-without-shards "
+                    "against v2, on the local places)")
     ap.add_argument("--no-s3-context", action="store_true",
                     help="W3 without the Python engines (the raw-GET rate is then taken on our store)")
     ap.add_argument("--s3-context", action="store_true",
@@ -1339,6 +1376,9 @@ def main():
                 at_place(R, pl["label"], w2, preset, pl["dir"])
             if "W4" in only:
                 at_place(R, pl["label"], w4_dir, preset, pl["dir"], pl["label"])
+            elif "W4formats" in only:
+                for codec in preset["w4_codecs"]:
+                    at_place(R, pl["label"], w4_formats, preset, pl["dir"], codec)
         if "W3" in only:
             w3(R, preset)
         if "W4" in only:
