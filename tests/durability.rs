@@ -85,7 +85,8 @@ fn strace_child() {
 enum Call {
     /// `fdatasync`, `fsync`, `syncfs` or `sync`, with its descriptor's path.
     Sync(&'static str, PathBuf),
-    /// A rename, from and to.
+    /// An object put into place, from and to: a rename, or a link of an
+    /// anonymous file (from empty).
     Renamed(PathBuf, PathBuf),
     /// A directory created.
     Made(PathBuf),
@@ -121,7 +122,7 @@ fn traced(scenario: &str, url: &str, env: &[(&str, &str)]) -> Steps {
         .arg(log.path())
         .args([
             "-e",
-            "trace=fsync,fdatasync,syncfs,sync,chdir,rename,renameat,renameat2,mkdir,mkdirat",
+            "trace=fsync,fdatasync,syncfs,sync,chdir,rename,renameat,renameat2,linkat,mkdir,mkdirat",
         ])
         .arg(std::env::current_exe().unwrap())
         .args(["--exact", "strace_child", "--nocapture", "--test-threads=1"])
@@ -216,6 +217,11 @@ fn parse(log: &str) -> Steps {
                     PathBuf::from(paths[0]),
                     PathBuf::from(paths[paths.len() - 1]),
                 ));
+            }
+            // A new object linked into place from an anonymous file (by its
+            // descriptor: `""`, or through /proc/self/fd): placed like a rename.
+            "linkat" if ok && !paths.is_empty() => {
+                calls.push(Call::Renamed(PathBuf::new(), PathBuf::from(paths[paths.len() - 1])))
             }
             "mkdir" | "mkdirat" if ok && !paths.is_empty() => calls.push(Call::Made(PathBuf::from(paths[0]))),
             _ => {}

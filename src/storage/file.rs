@@ -68,7 +68,7 @@ use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
 use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
@@ -88,6 +88,17 @@ const FILE_MODE: u32 = 0o660;
 /// across processes).
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// How this process links an anonymous file (`O_TMPFILE`) into place, found
+/// on first use: not tried yet, by its descriptor (`AT_EMPTY_PATH`, which
+/// older kernels allow only with CAP_DAC_READ_SEARCH), through
+/// `/proc/self/fd`, or not at all (the file system or kernel has no
+/// `O_TMPFILE`, or neither link works: a temporary name and a rename then).
+static ANON_LINK: AtomicU8 = AtomicU8::new(ANON_UNTRIED);
+const ANON_UNTRIED: u8 = 0;
+const ANON_BY_FD: u8 = 1;
+const ANON_BY_PROC: u8 = 2;
+const ANON_NONE: u8 = 3;
+
 /// A dataset stored as a directory tree.
 #[derive(Debug)]
 pub struct FileStore {
@@ -100,6 +111,12 @@ pub struct FileStore {
     /// in them, so a delete can never remove a directory between its creation
     /// and its first use (puts into new directories still run together).
     tree: RwLock<()>,
+    /// For a store this process created empty: the directories below the
+    /// root it has made since. A directory not in it does not exist yet (or
+    /// another process made it: then `mkdir` finds it), so a put into it
+    /// makes it first instead of trying the write and failing. `None` for an
+    /// opened store, whose puts try the write first.
+    made: Option<Mutex<HashSet<PathBuf>>>,
 }
 
 /// Log a system error of the operation `what` on `path` and give its kind.
@@ -691,7 +708,8 @@ impl FileStore {
             }
             Err(e) => return Err(io_error("stat", root, &e)),
         }
-        let store = FileStore::new(root, true);
+        let mut store = FileStore::new(root, true);
+        store.made = Some(Mutex::new(HashSet::new()));
         store.dir_changed(root);
         if let Some(parent) = root.parent() {
             store.dir_changed(if parent.as_os_str().is_empty() {
@@ -709,7 +727,34 @@ impl FileStore {
             writable,
             pending: Mutex::new(Pending::default()),
             tree: RwLock::new(()),
+            made: None,
         }
+    }
+
+    /// Whether `dir` is known not to exist yet (see `made`).
+    fn surely_missing(&self, dir: &Path) -> bool {
+        self.made
+            .as_ref()
+            .is_some_and(|m| dir != self.root && !m.lock().unwrap_or_else(|p| p.into_inner()).contains(dir))
+    }
+
+    /// Run `write` (which makes an object of `path` in `dir`); when `dir` is
+    /// surely missing, or `write` finds it missing, first create the
+    /// directories, and hold the tree so that no delete prunes them before
+    /// `write` has put its file there.
+    fn in_dir<T>(&self, path: &Path, dir: &Path, write: impl Fn() -> io::Result<T>) -> StoreResult<T> {
+        if !self.surely_missing(dir) {
+            match write() {
+                Err(e) if e.kind() == ErrorKind::NotFound => {}
+                r => return r.map_err(|e| io_error("write", path, &e)),
+            }
+        }
+        let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
+        self.make_parents(path)?;
+        if let Some(m) = &self.made {
+            m.lock().unwrap_or_else(|p| p.into_inner()).insert(dir.to_path_buf());
+        }
+        write().map_err(|e| io_error("write", path, &e))
     }
 
     /// The dataset directory.
@@ -902,6 +947,76 @@ impl FileStore {
         Err(last)
     }
 
+    /// Write a new object as an anonymous file in `dir` and link it at
+    /// `path`: what a temporary name and a rename give (the object appears
+    /// whole or not at all; a process killed before the link leaves nothing,
+    /// not even a temporary file), with one name lookup fewer and no rename.
+    /// `Ok(false)`: not done, nothing left behind (no `O_TMPFILE` here, no
+    /// way to link, or an object at `path` already: replacing one is the
+    /// rename's work, which also replaces a link without following it).
+    fn write_anon(dir: &Path, path: &Path, data: &[&[u8]]) -> io::Result<bool> {
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        use rustix::io::Errno;
+        let how = ANON_LINK.load(Ordering::Relaxed);
+        if how == ANON_NONE {
+            return Ok(false);
+        }
+        let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(rustix::fs::CWD, dir, flags, Mode::from_raw_mode(FILE_MODE)) {
+            Ok(fd) => fd,
+            // A missing directory is the caller's to make.
+            Err(Errno::NOENT) => return Err(io::Error::from(ErrorKind::NotFound)),
+            Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => {
+                ANON_LINK.store(ANON_NONE, Ordering::Relaxed);
+                return Ok(false);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut file = File::from(fd);
+        write_all_parts(&mut file, data)?;
+        let by_fd = || rustix::fs::linkat(&file, "", rustix::fs::CWD, path, AtFlags::EMPTY_PATH);
+        let by_proc = || {
+            use std::os::fd::AsRawFd;
+            let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+            rustix::fs::linkat(
+                rustix::fs::CWD,
+                proc_path.as_str(),
+                rustix::fs::CWD,
+                path,
+                AtFlags::SYMLINK_FOLLOW,
+            )
+        };
+        let linked = match how {
+            ANON_BY_FD => by_fd(),
+            ANON_BY_PROC => by_proc(),
+            _ => {
+                // First use: find which way works. (A directory removed
+                // meanwhile also fails both: only slower writes follow.)
+                let r = match by_fd() {
+                    Ok(()) => Ok(ANON_BY_FD),
+                    Err(Errno::EXIST) => Err(Errno::EXIST),
+                    Err(_) => by_proc().map(|()| ANON_BY_PROC),
+                };
+                match r {
+                    Ok(way) => {
+                        ANON_LINK.store(way, Ordering::Relaxed);
+                        Ok(())
+                    }
+                    Err(Errno::EXIST) => Err(Errno::EXIST),
+                    Err(_) => {
+                        ANON_LINK.store(ANON_NONE, Ordering::Relaxed);
+                        return Ok(false);
+                    }
+                }
+            }
+        };
+        match linked {
+            Ok(()) => Ok(true),
+            Err(Errno::EXIST) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Remove the directories between `path` and the root that are now empty.
     fn prune_empty_parents(&self, path: &Path) {
         let _guard = self.tree.write().unwrap_or_else(|p| p.into_inner());
@@ -1079,22 +1194,18 @@ impl Store for FileStore {
         }
         let path = self.path_of(key)?;
         let dir = path.parent().ok_or(StoreError::Internal)?;
-        let tmp = match FileStore::write_temp(dir, data) {
-            Ok(tmp) => tmp,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                // The directory is missing: create it and the temporary file
-                // while no delete can prune it.
-                let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
-                self.make_parents(&path)?;
-                FileStore::write_temp(dir, data).map_err(|e| io_error("write", &path, &e))?
-            }
-            Err(e) => return Err(io_error("write", &path, &e)),
-        };
+        let name = path.file_name().ok_or(StoreError::Internal)?;
+        // In a store this process created, objects are mostly new: linked
+        // into place from an anonymous file. Replacing one takes the rename.
+        if self.made.is_some() && self.in_dir(&path, dir, || FileStore::write_anon(dir, &path, data))? {
+            self.pending().file_written(dir, name);
+            return Ok(());
+        }
+        let tmp = self.in_dir(&path, dir, || FileStore::write_temp(dir, data))?;
         if let Err(e) = fs::rename(&tmp, &path) {
             let _ = fs::remove_file(&tmp);
             return Err(io_error("rename into", &path, &e));
         }
-        let name = path.file_name().ok_or(StoreError::Internal)?;
         self.pending().file_written(dir, name);
         Ok(())
     }
@@ -1299,6 +1410,42 @@ mod tests {
     /// What a store records: the files it renamed into place and the
     /// directories whose entries changed; a visible flush keeps it, a stable
     /// one clears it.
+    #[test]
+    fn a_created_store_places_new_objects_and_replaces_old_ones_and_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds.zarr");
+        let s = FileStore::create(&root, Replace::Never).unwrap();
+        // New objects in new directories, one level and two levels down.
+        s.put(&key("v/0"), b"one").unwrap();
+        s.put(&key("w/c/0"), b"deep").unwrap();
+        // Replaced: the object itself, and a link planted at an object's
+        // name (the link is replaced, its target untouched).
+        s.put(&key("v/0"), b"two").unwrap();
+        let outside = dir.path().join("outside");
+        fs::write(&outside, b"keep").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("v/1")).unwrap();
+        s.put(&key("v/1"), b"new").unwrap();
+        assert_eq!(fs::read(&outside).unwrap(), b"keep");
+        assert!(fs::symlink_metadata(root.join("v/1")).unwrap().is_file());
+        assert_eq!(s.get(&key("v/0"), 16).unwrap().as_deref(), Some(&b"two"[..]));
+        assert_eq!(s.get(&key("v/1"), 16).unwrap().as_deref(), Some(&b"new"[..]));
+        assert_eq!(s.get(&key("w/c/0"), 16).unwrap().as_deref(), Some(&b"deep"[..]));
+        // Nothing else is left behind (no temporary file), and the flush
+        // knows every object.
+        let mut names: Vec<_> = fs::read_dir(root.join("v"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["0", "1"]);
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&["0", "1"])));
+        assert_eq!(s.pending().files_of(&root.join("w/c")), Some(&named(&["0"])));
+        // A directory removed behind the store's back is made again.
+        fs::remove_dir_all(root.join("w")).unwrap();
+        s.put(&key("w/c/1"), b"again").unwrap();
+        assert_eq!(fs::read(root.join("w/c/1")).unwrap(), b"again");
+    }
+
     #[test]
     fn store_records_what_it_wrote() {
         let dir = tempfile::tempdir().unwrap();
