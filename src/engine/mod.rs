@@ -130,32 +130,12 @@ pub fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Flavor, Group};
     use crate::storage::Key;
-    use crate::storage::memory::MemoryStore;
-    use std::sync::Arc;
 
     /// A dataset in memory with one int variable `v` of shape `shape` (a 0
     /// is unlimited) in chunks `chunks`, out of define mode.
     fn dataset(shape: &[usize], chunks: &[usize]) -> Dataset {
-        let mut ds = Dataset {
-            path: "mem".into(),
-            store: Arc::new(MemoryStore::new()),
-            groups: vec![Group::new("/", None)],
-            dims: Vec::new(),
-            writable: true,
-            define_mode: true,
-            fill_mode: true,
-            flavor: Flavor::default(),
-            ncproperties: None,
-            superblock_version: 2,
-            meta_dirty: true,
-            created: true,
-            deferred_bytes: 0,
-            aggregation: None,
-            reported_format: None,
-            durable: false,
-        };
+        let mut ds = Dataset::in_memory();
         let dims: Vec<i32> = shape
             .iter()
             .enumerate()

@@ -121,11 +121,7 @@ pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: 
         let i = handles::with(ncid, |ds, grp| {
             // SAFETY: name is NULL or NUL-terminated (this export's contract).
             let name = unsafe { cname(name) }?;
-            ds.groups[grp]
-                .vars
-                .iter()
-                .position(|v| v.name == name)
-                .ok_or(NcError::NotVar)
+            ds.group_var(grp, name).ok_or(NcError::NotVar)
         })?;
         // SAFETY: varidp is NULL or writable (this export's contract).
         unsafe { put(varidp, i as c_int) };

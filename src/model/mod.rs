@@ -320,6 +320,18 @@ pub struct Group {
     /// (`Dataset::group_dim`): programs look dimensions up by name (ncdump
     /// once per dimension of every variable).
     dim_index: std::sync::Mutex<Option<DimIndex>>,
+    /// The variables defined here by name, made when first asked for
+    /// (`Dataset::group_var`) and extended as variables are appended
+    /// (definitions check every new name; programs look variables up by
+    /// name); removals and renames drop it.
+    var_index: std::sync::Mutex<Option<VarIndex>>,
+}
+
+/// A group's variables by name, and how many of them it covers.
+#[derive(Debug, Default)]
+struct VarIndex {
+    count: usize,
+    by_name: HashMap<String, usize>,
 }
 
 /// A group's dimensions by name, and how many it had when this was made:
@@ -342,6 +354,7 @@ impl Group {
             atts: AttList::default(),
             stored_key: None,
             dim_index: std::sync::Mutex::new(None),
+            var_index: std::sync::Mutex::new(None),
         }
     }
 }
@@ -587,6 +600,30 @@ impl Var {
 }
 
 impl Dataset {
+    /// A new writable dataset in a memory store, in define mode, with only its
+    /// root group (for tests).
+    #[cfg(test)]
+    pub(crate) fn in_memory() -> Dataset {
+        Dataset {
+            path: "mem".into(),
+            store: std::sync::Arc::new(crate::storage::memory::MemoryStore::new()),
+            groups: vec![Group::new("/", None)],
+            dims: Vec::new(),
+            writable: true,
+            define_mode: true,
+            fill_mode: true,
+            flavor: Flavor::default(),
+            ncproperties: None,
+            superblock_version: 2,
+            meta_dirty: true,
+            created: true,
+            deferred_bytes: 0,
+            aggregation: None,
+            reported_format: None,
+            durable: false,
+        }
+    }
+
     /// The group at `grp`, or NC_EBADGRPID.
     pub fn group(&self, grp: usize) -> NcResult<&Group> {
         self.groups.get(grp).ok_or(NcError::BadGrpId)
@@ -711,6 +748,7 @@ impl Dataset {
         }
         for (g, grp) in self.groups.iter_mut().enumerate() {
             let mut i = 0;
+            *grp.var_index.get_mut().unwrap_or_else(|p| p.into_inner()) = None;
             grp.vars.retain(|_| {
                 let keep = !gone.contains(&(g, i));
                 i += 1;
@@ -770,6 +808,26 @@ impl Dataset {
         ix.as_ref().and_then(|i| i.by_name.get(name).copied())
     }
 
+    /// The index of the variable `name` of group `grp`.
+    pub fn group_var(&self, grp: usize, name: &str) -> Option<usize> {
+        let g = self.groups.get(grp)?;
+        if g.vars.len() <= 16 {
+            return g.vars.iter().position(|v| v.name == name);
+        }
+        let mut ix = g.var_index.lock().unwrap_or_else(|p| p.into_inner());
+        let ix = ix.get_or_insert_with(VarIndex::default);
+        if ix.count > g.vars.len() {
+            *ix = VarIndex::default();
+        }
+        // Variables are only ever appended: index the new ones (on a
+        // repeated name the first definition wins, as in a scan).
+        for (i, v) in g.vars.iter().enumerate().skip(ix.count) {
+            ix.by_name.entry(v.name.clone()).or_insert(i);
+        }
+        ix.count = g.vars.len();
+        ix.by_name.get(name).copied()
+    }
+
     /// Definitions need define mode; the netCDF-4 model enters it by itself
     /// (netcdf-c's NC4 `redef` on demand), so only a read-only dataset refuses.
     pub fn require_define(&mut self) -> NcResult<()> {
@@ -782,7 +840,7 @@ impl Dataset {
 
     fn name_in_use(&self, grp: usize, name: &str) -> bool {
         let g = &self.groups[grp];
-        g.vars.iter().any(|v| v.name == name) || g.children.iter().any(|&c| self.groups[c].name == name)
+        self.group_var(grp, name).is_some() || g.children.iter().any(|&c| self.groups[c].name == name)
     }
 
     /// The string width a user chose: the variable's `_nczarr_maxstrlen`, else
@@ -943,7 +1001,7 @@ impl Dataset {
         self.group(grp)?;
         check_name(name)?;
         self.require_define()?;
-        if self.groups[grp].vars.iter().any(|v| v.name == name) {
+        if self.group_var(grp, name).is_some() {
             return Err(NcError::NameInUse);
         }
         if self.groups[grp].children.iter().any(|&c| self.groups[c].name == name) {
@@ -993,6 +1051,7 @@ impl Dataset {
         v.name = name.to_string();
         v.meta_dirty = true;
         self.meta_dirty = true;
+        *self.groups[grp].var_index.get_mut().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(())
     }
 
@@ -1282,6 +1341,27 @@ mod tests {
         assert_eq!(check_name("-a"), Err(NcError::BadName));
         assert_eq!(check_name("a "), Err(NcError::BadName));
         assert_eq!(check_name(&"a".repeat(257)), Err(NcError::MaxName));
+    }
+
+    #[test]
+    fn variables_are_found_by_name_through_definitions_and_renames() {
+        let mut ds = Dataset::in_memory();
+        let d = ds.def_dim(0, "n", 4).unwrap() as i32;
+        for i in 0..40 {
+            assert_eq!(ds.def_var(0, &format!("v{i}"), NcType::Float, &[d]), Ok(i));
+        }
+        assert_eq!(ds.group_var(0, "v0"), Some(0));
+        assert_eq!(ds.group_var(0, "v39"), Some(39));
+        assert_eq!(ds.def_var(0, "v17", NcType::Int, &[d]), Err(NcError::NameInUse));
+        // Found after more are defined, and after a rename (old name gone).
+        assert_eq!(ds.def_var(0, "late", NcType::Int, &[d]), Ok(40));
+        assert_eq!(ds.group_var(0, "late"), Some(40));
+        ds.rename_var(0, 3, "three").unwrap();
+        assert_eq!(ds.group_var(0, "v3"), None);
+        assert_eq!(ds.group_var(0, "three"), Some(3));
+        assert_eq!(ds.def_var(0, "v3", NcType::Int, &[d]), Ok(41));
+        assert_eq!(ds.def_var(0, "three", NcType::Int, &[d]), Err(NcError::NameInUse));
+        assert_eq!(ds.group_var(0, "nothing"), None);
     }
 
     #[test]
