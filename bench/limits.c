@@ -49,9 +49,12 @@
  *            LIMIT {"name":"durable-write O_DIRECT none","threads":n,"status":"unsupported: ..."}
  *   metadata the floor of W2's create: 2000 directories holding two small files
  *            each (mkdir, then open/write/close of a .zarray and a .zattrs), the
- *            objects an NCZarr dataset of 2000 variables has, with nothing else
- *            done; 1 and 2 threads. Printed as seconds:
+ *            metadata objects an NCZarr dataset of 2000 variables has, with
+ *            nothing else done; then the same with the third object W2 writes
+ *            per variable, its one chunk (64 bytes, named 0); 1 and 2 threads,
+ *            each on a fresh directory. Printed as seconds:
  *            LIMIT {"name":"metadata 2000 arrays","threads":n,"secs":x}
+ *            LIMIT {"name":"metadata 2000 arrays + chunk","threads":n,"secs":x}
  */
 #define _GNU_SOURCE
 #include <blosc.h>
@@ -647,6 +650,7 @@ static void durable_pipeline(const char *scratch, int sync, float *array, size_t
 struct mjob {
     const char *root;
     int first, step;
+    int chunk; /* also the variable's 64-byte chunk */
     int failed;
 };
 
@@ -673,6 +677,10 @@ static void *meta_run(void *a) {
         put_small(path, zarray);
         snprintf(path, sizeof path, "%s/var%05d/.zattrs", j->root, i);
         put_small(path, zattrs);
+        if (j->chunk) {
+            snprintf(path, sizeof path, "%s/var%05d/0", j->root, i);
+            put_small(path, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+        }
     }
     return NULL;
 }
@@ -684,13 +692,15 @@ static void remove_tree(const char *root) {
         unlink(path);
         snprintf(path, sizeof path, "%s/var%05d/.zattrs", root, i);
         unlink(path);
+        snprintf(path, sizeof path, "%s/var%05d/0", root, i);
+        unlink(path);
         snprintf(path, sizeof path, "%s/var%05d", root, i);
         rmdir(path);
     }
     rmdir(root);
 }
 
-static void metadata_floor(const char *scratch) {
+static void metadata_floor(const char *scratch, int chunk) {
     char root[4096];
     for (int threads = 1; threads <= 2; threads++) {
         double best = 1e9;
@@ -705,7 +715,7 @@ static void metadata_floor(const char *scratch) {
             struct mjob j[2];
             double t0 = now();
             for (int i = 0; i < threads; i++) {
-                j[i] = (struct mjob){root, i, threads, 0};
+                j[i] = (struct mjob){root, i, threads, chunk, 0};
                 pthread_create(&t[i], NULL, meta_run, &j[i]);
             }
             for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
@@ -713,7 +723,8 @@ static void metadata_floor(const char *scratch) {
             if (s < best) best = s;
             remove_tree(root);
         }
-        printf("LIMIT {\"name\":\"metadata %d arrays\",\"threads\":%d,\"secs\":%.6f}\n", NARRAYS, threads, best);
+        printf("LIMIT {\"name\":\"metadata %d arrays%s\",\"threads\":%d,\"secs\":%.6f}\n", NARRAYS,
+               chunk ? " + chunk" : "", threads, best);
     }
 }
 
@@ -763,7 +774,10 @@ int main(int argc, char **argv) {
     }
     free(a);
     free(b);
-    if (fs) metadata_floor(argv[1]);
+    if (fs) {
+        metadata_floor(argv[1], 0);
+        metadata_floor(argv[1], 1);
+    }
 
     blosc_init();
     for (int k = 0; k < NCH; k++) {

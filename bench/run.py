@@ -360,11 +360,27 @@ def w2(R, p, scratch):
                               ("consolidated", "nczarr,consolidated,file", {"NCZARR_CONSOLIDATED": "1"})):
         stores = {lib: os.path.join(scratch, f"w2-{lib}-{kind}.zarr") for lib in ("ours", "netcdf-c")}
         log(f"W2 {kind}: create {nvars}")
-        runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2create", url(stores[lib], mode), nvars,
-                                                        env_extra=extra)) for lib in stores})
+
+        def fresh(lib):
+            # Each repetition on a fresh path, as the file system's floor is
+            # measured (the removal is not timed).
+            rm(stores[lib])
+            return R.nc(lib, "w2create", url(stores[lib], mode), nvars, env_extra=extra)
+
+        runs = R.alternate({lib: (lambda lib=lib: fresh(lib)) for lib in stores})
         cre = {k: summarise(v) for k, v in runs.items()}
         R.results.append(dict(w="W2", case=f"create {nvars} vars {kind}", op="create", kind=kind, nvars=nvars,
                               ours=cre["ours"], ref=cre["netcdf-c"], ctx={}))
+        if kind == "nczarr":
+            # NC_CLOBBER over the store of the previous repetition: the old
+            # tree's removal is part of the create.
+            log(f"W2 {kind}: create {nvars} over the previous store")
+            runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2create", url(stores[lib], mode), nvars,
+                                                            env_extra=extra)) for lib in stores})
+            cre = {k: summarise(v) for k, v in runs.items()}
+            R.results.append(dict(w="W2", case=f"create {nvars} vars {kind} over the previous store",
+                                  op="create-clobber", kind=kind, nvars=nvars, ours=cre["ours"],
+                                  ref=cre["netcdf-c"], ctx={}))
         src = stores["netcdf-c"] if cre["netcdf-c"].get("wall") is not None else stores["ours"]
         log(f"W2 {kind}: open")
         runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2open", url(src, mode), env_extra=extra))
@@ -880,7 +896,7 @@ def targets(row):
         t.append(("v2", 1.05))
     elif w == "W2" and op == "create":
         t.append(("ref", 15.0))
-        t.append(("floor", None))
+        t.append(("floor", 2.0))
     elif w == "W2" and op == "open":
         t.append(("ref", 2.0))
         if row.get("kind") == "consolidated":
@@ -987,13 +1003,19 @@ def ratio_and_targets(row, lim):
             other, label = None, "abs"
         if kind == "floor":
             # The file system's own cost of the objects: no library can go below it.
-            fl = [v for (n, t), v in (lim or {}).items() if n == "metadata 2000 arrays"]
+            # Two floors: the metadata objects alone, and with the one chunk
+            # per variable W2 also writes (the same objects as ours); the
+            # target is on the second.
             nvars = row.get("nvars")
-            if fl and ours is not None and nvars:
+            for name, judged in (("metadata 2000 arrays", False), ("metadata 2000 arrays + chunk", True)):
+                fl = [v for (n, t), v in (lim or {}).items() if n == name]
+                if not fl or ours is None or not nvars:
+                    continue
                 floor = min(fl) * nvars / 2000
-                out.append(f"file-system floor {fmt_t(floor)} (ours {ours / floor:.1f}x it; "
-                           f"netcdf-c {row['ref']['wall'] / floor:.1f}x it)" if row["ref"].get("wall") else
-                           f"file-system floor {fmt_t(floor)} (ours {ours / floor:.1f}x it)")
+                what = "file-system floor" + (" with the chunks" if judged else " of the metadata objects")
+                ref = f"; netcdf-c {row['ref']['wall'] / floor:.1f}x it" if row["ref"].get("wall") else ""
+                verdict = f" (≤{want:g}x): {'PASS' if ours <= want * floor else 'FAIL'}" if judged else ""
+                out.append(f"{what} {fmt_t(floor)}: ours {ours / floor:.2f}x it{verdict}{ref}")
             continue
         if kind == "durable":
             fl = durable_floor_seconds(row, lim, "fdatasync")
@@ -1174,7 +1196,8 @@ def limits_table(lims, places, preset):
                 lines.append(f"| {where} | compressed size / raw, {n[6:]} | {one:.3f} | |")
             elif n.startswith("metadata"):
                 ms = lambda v: f"{v * 1000:.0f} ms"
-                lines.append(f"| {where} | {n}: mkdir + two small files each (seconds) | {num(one, ms)} | "
+                objs = "three small files (the chunk too)" if n.endswith("chunk") else "two small files"
+                lines.append(f"| {where} | {n}: mkdir + {objs} each (seconds) | {num(one, ms)} | "
                              f"{num(many[0], ms)} |" if many else f"| {where} | {n} | {num(one, ms)} | |")
             else:
                 rate = lambda v: f"{v:.0f}"
