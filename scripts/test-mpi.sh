@@ -6,8 +6,9 @@
 #   t_noinit        an MPI program that never calls MPI_Init: NC_ENOPAR;
 #   t_par           mpirun -np 1, 2, 3 and 4 (--oversubscribe): create, define,
 #                   write (aligned and unaligned, strided, unlimited, zstd,
-#                   collective and independent) and read back on every
-#                   process; error agreement; refusals (par_layout.h);
+#                   collective and independent; Zarr v2, and v3 with shards)
+#                   and read back on every process; error agreement;
+#                   refusals (par_layout.h);
 #   t_serial_check  after each run, one process without MPI reads the dataset
 #                   and checks every value.
 # Every run is under `timeout`, so a deadlock fails the step instead of

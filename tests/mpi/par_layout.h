@@ -37,6 +37,13 @@ static int par_rank __attribute__((unused)) = 0;
         }                                                                            \
     } while (0)
 
+/* The two datasets every run writes: NCZarr on Zarr v2, and on Zarr v3 with
+ * some variables sharded (a shard is then the unit a process owns). */
+#define PAR_NDATASETS 2
+static inline void par_url(char *buf, size_t n, const char *dir, int v3) {
+    snprintf(buf, n, "file://%s/%s#mode=nczarr,%sfile", dir, v3 ? "par3.zarr" : "par.zarr", v3 ? "v3," : "");
+}
+
 /* The variables. `split` is the dimension the processes divide (-1:
  * interleaved with a stride, along the only dimension). */
 enum par_mode { PAR_INDEP = 0, PAR_COLL = 1 };
@@ -51,20 +58,21 @@ struct par_var {
     int aligned;     /* split on chunk boundaries */
     int mode;        /* PAR_INDEP or PAR_COLL */
     int zstd;        /* zstd level, 0 for none */
+    size_t shard[3]; /* in the Zarr v3 dataset: shard shape (0: not sharded) */
 };
 
 #define PAR_RECS_PER_RANK 3
 static const struct par_var PAR_VARS[] = {
-    {"v1", NC_INT, 1, {"x1"}, {23}, {5}, 0, 0, PAR_COLL, 0},
-    {"v1a", NC_INT, 1, {"x1a"}, {20}, {5}, 0, 1, PAR_INDEP, 0},
-    {"v2", NC_FLOAT, 2, {"y2", "x2"}, {7, 10}, {3, 4}, 0, 0, PAR_INDEP, 0},
-    {"v2c", NC_FLOAT, 2, {"y2", "x2"}, {7, 10}, {3, 4}, 1, 0, PAR_COLL, 0},
-    {"v3", NC_DOUBLE, 3, {"z3", "y3", "x3"}, {5, 6, 7}, {2, 4, 3}, 1, 0, PAR_COLL, 3},
-    {"v3a", NC_INT, 3, {"z3", "y3", "x3"}, {5, 6, 7}, {5, 2, 7}, 1, 1, PAR_INDEP, 1},
-    {"vs", NC_SHORT, 1, {"s"}, {30}, {4}, -1, 0, PAR_COLL, 0},
-    {"vsi", NC_SHORT, 1, {"s"}, {30}, {4}, -1, 0, PAR_INDEP, 0},
-    {"vu", NC_INT, 2, {"t", "xu"}, {0, 6}, {2, 3}, 0, 0, PAR_INDEP, 0},
-    {"vuc", NC_DOUBLE, 2, {"t", "xu"}, {0, 6}, {4, 6}, 0, 0, PAR_COLL, 2},
+    {"v1", NC_INT, 1, {"x1"}, {23}, {5}, 0, 0, PAR_COLL, 0, {0}},
+    {"v1a", NC_INT, 1, {"x1a"}, {20}, {5}, 0, 1, PAR_INDEP, 0, {0}},
+    {"v2", NC_FLOAT, 2, {"y2", "x2"}, {7, 10}, {3, 4}, 0, 0, PAR_INDEP, 0, {6, 8}},
+    {"v2c", NC_FLOAT, 2, {"y2", "x2"}, {7, 10}, {3, 4}, 1, 0, PAR_COLL, 0, {0}},
+    {"v3", NC_DOUBLE, 3, {"z3", "y3", "x3"}, {5, 6, 7}, {2, 4, 3}, 1, 0, PAR_COLL, 3, {4, 4, 6}},
+    {"v3a", NC_INT, 3, {"z3", "y3", "x3"}, {5, 6, 7}, {5, 2, 7}, 1, 1, PAR_INDEP, 1, {5, 4, 7}},
+    {"vs", NC_SHORT, 1, {"s"}, {30}, {4}, -1, 0, PAR_COLL, 0, {0}},
+    {"vsi", NC_SHORT, 1, {"s"}, {30}, {4}, -1, 0, PAR_INDEP, 0, {8}},
+    {"vu", NC_INT, 2, {"t", "xu"}, {0, 6}, {2, 3}, 0, 0, PAR_INDEP, 0, {0}},
+    {"vuc", NC_DOUBLE, 2, {"t", "xu"}, {0, 6}, {4, 6}, 0, 0, PAR_COLL, 2, {0}},
 };
 #define PAR_NVARS ((int)(sizeof PAR_VARS / sizeof PAR_VARS[0]))
 

@@ -12,13 +12,16 @@
  *   3. error agreement: a collective put with a bad start, then one with a
  *      bad varid, on the last process only: every process gets the same
  *      code, and nobody waits forever (the script runs this under timeout).
+ *   Steps 1 and 2 run on NCZarr over Zarr v2 and over Zarr v3 with sharded
+ *   variables (par_layout.h).
  *   4. refusals: a zip archive (NC_EINVAL), a bad nc_var_par_access mode
  *      (NC_EINVAL), data access in define mode (NC_EINDEFINE).
  *
- * Usage: mpirun -np N t_par DIR   (DIR/par.zarr is left for t_serial_check) */
+ * Usage: mpirun -np N t_par DIR   (the datasets are left in DIR for t_serial_check) */
 #include <mpi.h>
 #include <netcdf_par.h>
 #include <netcdf_filter.h>
+#include <netcdf_zarr.h>
 #include "par_layout.h"
 
 static int nprocs;
@@ -40,7 +43,7 @@ static void block(size_t n, int aligned, size_t unit, size_t *start, size_t *cou
     *count = hi - lo;
 }
 
-static void define(int ncid) {
+static void define(int ncid, int v3) {
     for (int k = 0; k < PAR_NVARS; k++) {
         const struct par_var *v = &PAR_VARS[k];
         int dimids[3], varid;
@@ -51,6 +54,7 @@ static void define(int ncid) {
         PCHECK(nc_def_var(ncid, v->name, v->type, v->ndims, dimids, &varid));
         PCHECK(nc_def_var_chunking(ncid, varid, NC_CHUNKED, v->chunk));
         if (v->zstd) PCHECK(nc_def_var_zstandard(ncid, varid, v->zstd));
+        if (v3 && v->shard[0]) PCHECK(nc_def_var_zarr_shards(ncid, varid, v->shard));
     }
     PCHECK(nc_put_att_text(ncid, NC_GLOBAL, "title", 8, "parallel"));
 }
@@ -100,10 +104,10 @@ static void write_share(int ncid, int k) {
     free(vals);
 }
 
-static void test_write_and_read(const char *url) {
+static void test_write_and_read(const char *url, int v3) {
     int ncid;
     PCHECK(nc_create_par(url, NC_CLOBBER | NC_NETCDF4, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
-    define(ncid);
+    define(ncid, v3);
     PCHECK(nc_enddef(ncid));
     for (int k = 0; k < PAR_NVARS; k++) write_share(ncid, k);
     PCHECK(nc_sync(ncid));
@@ -168,8 +172,10 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char url[4096];
-    snprintf(url, sizeof url, "file://%s/par.zarr#mode=nczarr,file", argv[1]);
-    test_write_and_read(url);
+    par_url(url, sizeof url, argv[1], 1);
+    test_write_and_read(url, 1);
+    par_url(url, sizeof url, argv[1], 0);
+    test_write_and_read(url, 0);
     test_error_agreement(url);
     test_refusals(argv[1]);
     int all = 0;

@@ -11,10 +11,12 @@ int main(int argc, char **argv) {
     }
     int nprocs = atoi(argv[2]), ncid;
     char url[4096];
-    snprintf(url, sizeof url, "file://%s/par.zarr#mode=nczarr,file", argv[1]);
-    PCHECK(nc_open(url, NC_NOWRITE, &ncid));
-    par_check_dataset(ncid, nprocs, "serial read-back");
-    PCHECK(nc_close(ncid));
+    for (int v3 = 0; v3 < PAR_NDATASETS; v3++) {
+        par_url(url, sizeof url, argv[1], v3);
+        PCHECK(nc_open(url, NC_NOWRITE, &ncid));
+        par_check_dataset(ncid, nprocs, v3 ? "serial read-back, Zarr v3" : "serial read-back");
+        PCHECK(nc_close(ncid));
+    }
     printf("t_serial_check: written by %d processes: %s\n", nprocs, par_failures ? "FAILED" : "ok");
     return par_failures ? 1 : 0;
 }
