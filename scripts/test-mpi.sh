@@ -11,6 +11,9 @@
 #                   refusals (par_layout.h);
 #   t_serial_check  after each run, one process without MPI reads the dataset
 #                   and checks every value.
+# t_par and t_serial_check run again with the datasets in S3 (-np 2 and 4),
+# on the test server of scripts/s3-server.sh (its env file is read when
+# NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
 # Every run is under `timeout`, so a deadlock fails the step instead of
 # hanging it. Needs libopenmpi-dev and openmpi-bin (scripts/install-deps.sh);
 # without mpicc or mpirun it fails (test-all.sh skips it with NCZ_SKIP=mpi).
@@ -66,4 +69,25 @@ for np in 1 2 3 4; do
     run "t_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par" "$dir"
     run "serial read-back of -np $np" "$out/t_serial_check" "$dir" "$np"
 done
+if [ "${NCZ_S3:-1}" != 0 ]; then
+    if [ -z "${NCZ_S3_ENDPOINT:-}" ] && [ -f target/s3-server/env ]; then
+        # shellcheck disable=SC1091
+        source target/s3-server/env
+    fi
+    if [ -z "${NCZ_S3_ENDPOINT:-}" ]; then
+        echo "test-mpi: no S3 server (scripts/s3-server.sh start; NCZ_S3=0 leaves S3 out)" >&2
+        exit 1
+    fi
+    # The key reaches the library as the standard variables.
+    export AWS_ACCESS_KEY_ID="$NCZ_S3_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$NCZ_S3_SECRET_ACCESS_KEY"
+    export AWS_REGION="$NCZ_S3_REGION" NCRCENV_IGNORE=1
+    for np in 2 4; do
+        export NCZ_TEST_S3_URL="$NCZ_S3_ENDPOINT/$NCZ_S3_BUCKET/mpi-$(date +%s)-$$-np$np"
+        dir="$out/data/s3-np$np"
+        mkdir -p "$dir"
+        run "t_par -np $np, S3" mpirun "${mpirun_flags[@]}" -x NCZ_TEST_S3_URL -x AWS_ACCESS_KEY_ID -x AWS_SECRET_ACCESS_KEY -x AWS_REGION -x NCRCENV_IGNORE -np "$np" "$out/t_par" "$dir"
+        run "serial read-back of -np $np, S3" "$out/t_serial_check" "$dir" "$np"
+    done
+    unset NCZ_TEST_S3_URL
+fi
 exit $fail

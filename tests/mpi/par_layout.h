@@ -38,10 +38,16 @@ static int par_rank __attribute__((unused)) = 0;
     } while (0)
 
 /* The two datasets every run writes: NCZarr on Zarr v2, and on Zarr v3 with
- * some variables sharded (a shard is then the unit a process owns). */
+ * some variables sharded (a shard is then the unit a process owns). In DIR,
+ * or with env NCZ_TEST_S3_URL (http://host:port/bucket/prefix) in S3. */
 #define PAR_NDATASETS 2
 static inline void par_url(char *buf, size_t n, const char *dir, int v3) {
-    snprintf(buf, n, "file://%s/%s#mode=nczarr,%sfile", dir, v3 ? "par3.zarr" : "par.zarr", v3 ? "v3," : "");
+    const char *s3 = getenv("NCZ_TEST_S3_URL");
+    const char *name = v3 ? "par3.zarr" : "par.zarr", *version = v3 ? "v3," : "";
+    if (s3 && *s3)
+        snprintf(buf, n, "%s/%s#mode=nczarr,%ss3", s3, name, version);
+    else
+        snprintf(buf, n, "file://%s/%s#mode=nczarr,%sfile", dir, name, version);
 }
 
 /* The variables. `split` is the dimension the processes divide (-1:
