@@ -10,12 +10,15 @@
 #                   and read back on every process; error agreement;
 #                   refusals (par_layout.h);
 #   t_serial_check  after each run, one process without MPI reads the dataset
-#                   and checks every value.
+#                   and checks every value;
+#   f_par           netcdf-fortran's nf90_create_par / nf90_open_par through
+#                   Debian's libnetcdff (built with mpifort), -np 1..4.
 # t_par and t_serial_check run again with the datasets in S3 (-np 2 and 4),
 # on the test server of scripts/s3-server.sh (its env file is read when
 # NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
 # Every run is under `timeout`, so a deadlock fails the step instead of
-# hanging it. Needs libopenmpi-dev and openmpi-bin (scripts/install-deps.sh);
+# hanging it. Needs libopenmpi-dev and openmpi-bin, gfortran and libnetcdff-dev
+# (scripts/install-deps.sh);
 # without mpicc or mpirun it fails (test-all.sh skips it with NCZ_SKIP=mpi).
 #
 # Usage: scripts/test-mpi.sh [LIBDIR]   (default build/lib, else target/release)
@@ -40,6 +43,13 @@ gcc "${cflags[@]}" tests/mpi/t_nompi.c -o "$out/t_nompi" "${libs[@]}"
 gcc "${cflags[@]}" tests/mpi/t_serial_check.c -o "$out/t_serial_check" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_noinit.c -o "$out/t_noinit" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_par.c -o "$out/t_par" "${libs[@]}"
+[ -f /usr/include/netcdf.mod ] || { echo "test-mpi: libnetcdff-dev missing (scripts/install-deps.sh)" >&2; exit 2; }
+# Debian's libnetcdff NEEDs libnetcdf.so.19: found in $libdir first.
+mpifort -Wall -Werror -J "$out" -I/usr/include tests/mpi/f_par.f90 -o "$out/f_par" -lnetcdff
+if ! LD_LIBRARY_PATH="$libdir" ldd "$out/f_par" | grep -q "libnetcdf.so.19 => $libdir/"; then
+    echo "test-mpi: FAIL: f_par does not load libnetcdf.so.19 from $libdir" >&2
+    exit 1
+fi
 # The serial programs must not load libmpi at all.
 if ldd "$out/t_nompi" | grep -q libmpi; then
     echo "test-mpi: FAIL: t_nompi loads libmpi" >&2
@@ -68,6 +78,7 @@ for np in 1 2 3 4; do
     mkdir -p "$dir"
     run "t_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par" "$dir"
     run "serial read-back of -np $np" "$out/t_serial_check" "$dir" "$np"
+    run "Fortran f_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/f_par" "$dir"
 done
 if [ "${NCZ_S3:-1}" != 0 ]; then
     if [ -z "${NCZ_S3_ENDPOINT:-}" ] && [ -f target/s3-server/env ]; then
