@@ -326,15 +326,22 @@ impl Comm {
     }
 
     /// Send `send[r]` to rank r and receive one message from every rank
-    /// (indexed by source). Each message must stay under 2 GiB.
+    /// (indexed by source). A message of 2 GiB or more, or more than 2 GiB
+    /// to receive, on any rank: every rank gets NC_EMPI and nothing is
+    /// exchanged (every rank still makes the same MPI calls, so none waits).
     pub fn alltoallv(&self, send: &[Vec<u8>]) -> NcResult<Vec<Vec<u8>>> {
         let api = self.api()?;
         if send.len() != self.size {
             return Err(NcError::Internal);
         }
+        let mut fits = true;
         let mut scount = Vec::with_capacity(self.size);
         for m in send {
-            scount.push(c_int::try_from(m.len()).map_err(|_| NcError::Mpi)?);
+            let c = c_int::try_from(m.len()).unwrap_or_else(|_| {
+                fits = false;
+                0
+            });
+            scount.push(c);
         }
         let mut rcount = vec![0 as c_int; self.size];
         // SAFETY: size ints out and size ints in, one per rank.
@@ -349,28 +356,39 @@ impl Comm {
                 self.raw,
             )
         })?;
-        let displs = |counts: &[c_int]| -> NcResult<Vec<c_int>> {
+        let displs = |counts: &[c_int]| -> Option<Vec<c_int>> {
             let mut d = Vec::with_capacity(counts.len());
             let mut at: c_int = 0;
             for &c in counts {
                 d.push(at);
-                at = at.checked_add(c).ok_or(NcError::Mpi)?;
+                at = at.checked_add(c)?;
             }
-            Ok(d)
+            Some(d)
         };
-        let sdispl = displs(&scount)?;
-        let rdispl = displs(&rcount)?;
+        let (sdispl, rdispl) = match (displs(&scount), displs(&rcount)) {
+            (Some(s), Some(r)) if fits => (s, r),
+            _ => (Vec::new(), Vec::new()),
+        };
+        let ok = i32::from(!sdispl.is_empty() || self.size == 0);
+        if self.allreduce_i32(ok, Op::Min)? == 0 {
+            crate::nclog!(
+                Level::Error,
+                "parallel: more than 2 GiB to exchange between two processes"
+            );
+            return Err(NcError::Mpi);
+        }
         let sendbuf: Vec<u8> = send.concat();
         let total: usize = rcount.iter().map(|&c| c as usize).sum();
         let mut recvbuf = vec![0u8; total.max(1)];
+        let nothing = [0u8; 1];
         let sendptr = if sendbuf.is_empty() {
-            [0u8].as_ptr()
+            nothing.as_ptr()
         } else {
             sendbuf.as_ptr()
         };
         // SAFETY: the counts and displacements describe sendbuf and recvbuf
         // exactly (prefix sums of the counts, which every rank agreed on in
-        // the MPI_Alltoall above).
+        // the MPI_Alltoall above); an empty send buffer is never read.
         check(unsafe {
             (api.alltoallv)(
                 sendptr.cast(),
