@@ -39,8 +39,9 @@ BUILD_PACKAGES=(gcc make pkg-config libisal-dev libaec-dev clang-16 netcdf-bin)
 # and g++ (CTest, header checks), valgrind, gfortran and netcdf-fortran,
 # Debian's python3-netcdf4, HDF5 filter plugins, strace (tests/durability.rs
 # counts the library's fsync calls with it), UDUNITS-2 (cfdm's units, for
-# tests/aggregation_netcdf.rs), and Ceph's radosgw (its package
-# list comes from scripts/s3-server.sh).
+# tests/aggregation_netcdf.rs), Open MPI (mpicc and mpirun for the parallel
+# I/O tests, scripts/test-mpi.sh), and Ceph's radosgw (its package list comes
+# from scripts/s3-server.sh).
 TEST_PACKAGES=(
     cmake g++ binutils
     libnetcdf-dev libnetcdf19
@@ -48,6 +49,7 @@ TEST_PACKAGES=(
     valgrind strace
     gfortran libnetcdff-dev python3-netcdf4 hdf5-filter-plugin
     libudunits2-0
+    libopenmpi-dev openmpi-bin
 )
 # The versions that wrote testdata/fixtures (see its README.md).
 PIP_PACKAGES=(

@@ -36,6 +36,8 @@
 #   client-abi     scripts/check-client-abi.sh (netcdf-bin, libnetcdff-dev,
 #                  python3-netcdf4, binutils; the venv's netCDF4 wheel)
 #   fortran        scripts/run-fortran-tests.sh (gfortran, libnetcdff-dev)
+#   mpi            scripts/test-mpi.sh: parallel I/O, mpirun -np 1..4
+#                  (libopenmpi-dev, openmpi-bin)
 #   python-debian  scripts/run-python-debian.sh (python3-netcdf4)
 #   headers        scripts/check-headers.sh (g++, perl, python3, libnetcdf-dev)
 #   bench-build    bench/run.sh --build-only: the benchmark programs compile
@@ -56,7 +58,7 @@ cd "$(dirname "$0")/.."
 export NCZ_VENV="${NCZ_VENV:-$HOME/.cache/nczarr-venv}"
 
 STEP_IDS="s3-server fmt deny codec-cc clippy cargo-test ctest install tools valgrind reference
-client-ctest cdtime exports client-abi fortran python-debian headers bench-build interop s3"
+client-ctest cdtime exports client-abi fortran mpi python-debian headers bench-build interop s3"
 skip_list=" $(echo "${NCZ_SKIP:-}" | tr ',' ' ') "
 for id in $skip_list; do
     case $id in
@@ -244,6 +246,7 @@ run_test cdtime "time helpers vs netcdf-c 4.9.0" bash scripts/run-cdtime-ctest.s
 run_test exports "export signatures vs include/" bash scripts/check-exports.sh
 run_test client-abi "client ABI (ldd -r, export lists)" bash scripts/check-client-abi.sh build/lib
 run_test fortran "Fortran (F90, F77) via Debian's libnetcdff" bash scripts/run-fortran-tests.sh build/lib
+run_test mpi "parallel I/O (MPI, mpirun -np 1..4)" bash scripts/test-mpi.sh build/lib
 run_test python-debian "Debian python3-netcdf4" bash scripts/run-python-debian.sh build/lib
 run_test headers "public headers (check-headers.sh)" bash scripts/check-headers.sh
 # The benchmark suite is never timed here: only check that its programs compile.

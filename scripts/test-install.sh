@@ -56,6 +56,9 @@ expect --has-nczarr yes
 expect --has-nc2 yes
 expect --has-s3 yes
 expect --has-zstd yes
+# Parallel I/O on Zarr with the program's MPI; none through HDF5.
+expect --has-parallel yes
+expect --has-parallel4 no
 expect --has-stdfilters "deflate bz2 zstd blosc"
 # The formats handed to the system libnetcdf: nc-config answers what that
 # library has. Debian's libnetcdf.so.19 (4.9.0) with its own nc-config and

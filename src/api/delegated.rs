@@ -188,6 +188,7 @@ fn build(path: &str, f: &Arc<SysFile>) -> Result<Dataset, String> {
             mode: fmt.mode,
         }),
         durable: false,
+        parallel: None,
     };
     let mut b = Builder {
         f,

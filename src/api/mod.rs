@@ -6,6 +6,7 @@ pub mod cdtime;
 pub mod delegated;
 pub mod filter;
 pub mod handles;
+pub mod parallel;
 pub mod quantize;
 pub mod rc;
 pub mod url;
@@ -116,12 +117,37 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
 
 /// nc_create.
 pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
+    handles::insert(create_dataset(path, cmode)?)
+}
+
+/// A new dataset at `path`, its root group stored: what nc_create makes.
+pub fn create_dataset(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_create_mode(cmode)?;
     rc::ensure_loaded();
     let loc = zarr_location(path, true)?;
     let store = file_store(&loc, Some(cmode & NC_NOCLOBBER != 0), true)?;
+    let mut ds = new_dataset(path, &loc, store);
+    // The root group exists on storage from the start (on the disk too at
+    // the nc_enddef of durable mode, which syncs it with everything else).
+    write::sync_metadata(&mut ds, &crate::engine::put_all)?;
+    ds.store.flush(Durability::Visible)?;
+    Ok(ds)
+}
+
+/// The dataset another process has just created at `path` (with
+/// `create_dataset`), as the creator's model has it before its root group
+/// is written: the other processes of `nc_create_par` open it so.
+pub fn attach_created(path: &str) -> NcResult<Dataset> {
+    rc::ensure_loaded();
+    let loc = zarr_location(path, true)?;
+    let store = file_store(&loc, None, true)?;
+    Ok(new_dataset(path, &loc, store))
+}
+
+/// The model of a new, empty dataset at `loc`.
+fn new_dataset(path: &str, loc: &Location, store: Arc<dyn Store>) -> Dataset {
     let v3 = loc.zarr_format.unwrap_or_else(url::default_zarr_format) == 3;
-    let mut ds = Dataset {
+    Dataset {
         path: path.to_string(),
         store,
         groups: vec![Group::new("/", None)],
@@ -143,13 +169,9 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
         deferred_bytes: 0,
         aggregation: None,
         reported_format: None,
-        durable: durable(&loc),
-    };
-    // The root group exists on storage from the start (on the disk too at
-    // the nc_enddef of durable mode, which syncs it with everything else).
-    write::sync_metadata(&mut ds, &crate::engine::put_all)?;
-    ds.store.flush(Durability::Visible)?;
-    handles::insert(ds)
+        durable: durable(loc),
+        parallel: None,
+    }
 }
 
 /// nc_open.
@@ -208,9 +230,13 @@ fn close_level(ds: &Dataset) -> Durability {
 
 /// Write everything pending: chunks, then metadata, then flush the store to
 /// `level`.
+/// On a parallel dataset, a collective point (`parallel::collective_point`).
 pub fn sync_all(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     if !ds.writable {
         return Ok(());
+    }
+    if let Some(par) = parallel::of(ds) {
+        return parallel::collective_point(ds, &par, Ok(()), Some(level));
     }
     crate::engine::flush_chunks(ds)?;
     write::sync_metadata(ds, &crate::engine::put_all)?;
@@ -233,9 +259,14 @@ fn end_define(ds: &mut Dataset, level: Durability) -> NcResult<()> {
 }
 
 /// Data access leaves define mode, as netCDF-4 does (the classic model's
-/// NC_EINDEFINE does not apply to NCZarr).
+/// NC_EINDEFINE does not apply to NCZarr). On a parallel dataset leaving
+/// define mode is collective, and a data call may fail on one process
+/// before it gets here: NC_EINDEFINE, nc_enddef must come first.
 pub fn begin_data_access(ds: &mut Dataset) -> NcResult<()> {
     if ds.define_mode && ds.writable {
+        if ds.parallel.is_some() {
+            return Err(NcError::InDefine);
+        }
         enddef(ds)?;
     }
     Ok(())
@@ -284,10 +315,32 @@ pub fn close(ncid: i32) -> NcResult<()> {
 pub fn abort(ncid: i32) -> NcResult<()> {
     let shared = handles::remove(ncid)?;
     let ds = shared.lock().map_err(|_| NcError::Internal)?;
+    if let Some(par) = parallel::of(&ds) {
+        return parallel::abort(&ds, &par);
+    }
     if ds.created && ds.writable {
         ds.store.destroy()?;
     }
     Ok(())
+}
+
+/// nc_put_vars on a dataset (`grp`, `varid` already checked by the caller):
+/// the engine's, or on a parallel dataset this process's half of it
+/// (`parallel::put_vars`; `parallel::after_put` ends the call).
+#[allow(clippy::too_many_arguments)]
+pub fn put_vars(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    src: crate::engine::MemIn<'_>,
+) -> NcResult<()> {
+    match parallel::of(ds) {
+        Some(par) => parallel::put_vars(ds, &par, grp, varid, start, count, stride, src),
+        None => crate::engine::put_vars(ds, grp, varid, start, count, stride, src),
+    }
 }
 
 /// Whether the dataset has netCDF-4's virtual attributes (a netCDF-3

@@ -33,7 +33,7 @@ mod write;
 pub use flush::{flush_chunks, put_all, set_var_cache};
 pub use mapped::{for_each_mapped, gather_map, scatter_map};
 pub use read::get_vars;
-pub use write::put_vars;
+pub use write::{put_vars, put_vars_where};
 
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;

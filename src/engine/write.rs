@@ -35,6 +35,26 @@ pub fn put_vars(
     stride: Option<&[isize]>,
     src: MemIn<'_>,
 ) -> NcResult<()> {
+    put_vars_where(ds, grp, varid, start, count, stride, src, &|_| true)
+}
+
+/// `put_vars` restricted to the chunks `keep` accepts (by chunk index):
+/// the selection is checked, unlimited dimensions grow and the variable
+/// counts as written as for the whole write, but the values of the other
+/// chunks are not stored. The parallel layer (`api::parallel`) writes the
+/// chunks a process covers alone this way and hands the others to their
+/// owner process.
+#[allow(clippy::too_many_arguments)]
+pub fn put_vars_where(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    start: &[usize],
+    count: &[usize],
+    stride: Option<&[isize]>,
+    src: MemIn<'_>,
+    keep: &dyn Fn(&[u64]) -> bool,
+) -> NcResult<()> {
     // An aggregated variable is read-only (its fragments are not written).
     if !ds.writable || ds.var(grp, varid)?.external.is_some() {
         return Err(NcError::Perm);
@@ -75,7 +95,8 @@ pub fn put_vars(
     let deferred_before = ds.deferred_bytes;
     let var = ds.var_mut(grp, varid)?;
     var.data_written = true;
-    let work = sel.chunks();
+    let mut work = sel.chunks();
+    work.retain(|c| keep(&c.idx));
     let per_batch = chunks_per_batch(chunks.batched_writes(), chunks.spec.chunk_bytes(), pool::threads());
     let (mut whole, mut partial): (Vec<&ChunkSel>, Vec<&ChunkSel>) = work
         .iter()

@@ -261,7 +261,26 @@ unsafe fn get_impl(
     })
 }
 
+/// A write, then on a parallel dataset the end of the call
+/// (`api::parallel::after_put`: in collective mode every process merges
+/// and agrees on the result, whatever failed here).
+///
+/// # Safety
+/// As `put_local`.
 unsafe fn put_impl(
+    ncid: c_int,
+    varid: c_int,
+    shape: Shape,
+    a: CArgs,
+    mem: Option<NcType>,
+    op: *const c_void,
+) -> NcResult<()> {
+    // SAFETY: the arguments carry put_local's contract (this function's).
+    let r = unsafe { put_local(ncid, varid, shape, a, mem, op) };
+    handles::with(ncid, |ds, grp| Ok(crate::api::parallel::after_put(ds, grp, varid, r))).unwrap_or(r)
+}
+
+unsafe fn put_local(
     ncid: c_int,
     varid: c_int,
     shape: Shape,
@@ -301,14 +320,14 @@ unsafe fn put_impl(
                 }
                 None => all,
             };
-            return engine::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Str(&vals));
+            return crate::api::put_vars(ds, grp, varid, &req.start, &req.count, stride, MemIn::Str(&vals));
         }
         let ms = mt.size();
         match &req.imap {
             None => {
                 // SAFETY: op holds total values of the memory type.
                 let src = unsafe { slice(op.cast::<u8>(), nbytes(req.total, ms)?) }?;
-                engine::put_vars(
+                crate::api::put_vars(
                     ds,
                     grp,
                     varid,
@@ -324,7 +343,7 @@ unsafe fn put_impl(
                 let src = unsafe { slice(op.cast::<u8>(), nbytes(extent, ms)?) }?;
                 let mut tmp = alloc(nbytes(req.total, ms)?, 0u8)?;
                 gather_bytes(src, ms, &req.count, m, &mut tmp);
-                engine::put_vars(
+                crate::api::put_vars(
                     ds,
                     grp,
                     varid,

@@ -422,6 +422,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, opts: OpenOptions) -> NcResult<Da
         aggregation: None,
         reported_format: None,
         durable: false,
+        parallel: None,
     };
     ds.groups[0].stored_key = Some(String::new());
     let mut reader = Reader {

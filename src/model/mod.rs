@@ -417,6 +417,10 @@ pub struct Dataset {
     /// nc_enddef and nc_close make what was written durable on the disk, as
     /// nc_sync always does (the mode key `durable`, `NCZARR_DURABLE`).
     pub durable: bool,
+    /// The state of a dataset opened by several MPI processes together
+    /// (`nc_create_par`, `nc_open_par`), kept by `api::parallel`; None for
+    /// a dataset of one process.
+    pub parallel: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Check a netCDF name as netcdf-c does (`NC_check_name`): UTF-8, at most
@@ -621,6 +625,7 @@ impl Dataset {
             aggregation: None,
             reported_format: None,
             durable: false,
+            parallel: None,
         }
     }
 

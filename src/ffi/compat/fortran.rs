@@ -12,7 +12,7 @@
 //! Pointer arguments are NULL or valid for the access netcdf-c documents:
 //! chunk-size arrays have one element per dimension of the variable.
 
-use std::ffi::{c_char, c_float, c_int};
+use std::ffi::{c_float, c_int};
 
 use crate::error::NcError;
 use crate::ffi::file::{nc_get_var_chunk_cache, nc_set_chunk_cache, nc_set_var_chunk_cache};
@@ -197,62 +197,5 @@ pub unsafe extern "C" fn nc_inq_var_chunking_ints(
             }
         }
         ret
-    })
-}
-
-/// Serial build: no parallel I/O (NC_ENOPAR), as netcdf-c without MPI.
-#[unsafe(no_mangle)]
-pub extern "C" fn nc_open_par_fortran(
-    _path: *const c_char,
-    _mode: c_int,
-    _comm: c_int,
-    _info: c_int,
-    _ncidp: *mut c_int,
-) -> c_int {
-    ffi_boundary!(status { Err(NcError::NoPar) })
-}
-
-/// Serial build: NC_ENOPAR.
-#[unsafe(no_mangle)]
-pub extern "C" fn nc_create_par_fortran(
-    _path: *const c_char,
-    _cmode: c_int,
-    _comm: c_int,
-    _info: c_int,
-    _ncidp: *mut c_int,
-) -> c_int {
-    ffi_boundary!(status { Err(NcError::NoPar) })
-}
-
-/// Serial build: NC_ENOPAR (`MPI_Comm`/`MPI_Info` are `int` without MPI).
-#[unsafe(no_mangle)]
-pub extern "C" fn nc_open_par(
-    _path: *const c_char,
-    _mode: c_int,
-    _comm: c_int,
-    _info: c_int,
-    _ncidp: *mut c_int,
-) -> c_int {
-    ffi_boundary!(status { Err(NcError::NoPar) })
-}
-
-/// Serial build: NC_ENOPAR.
-#[unsafe(no_mangle)]
-pub extern "C" fn nc_create_par(
-    _path: *const c_char,
-    _cmode: c_int,
-    _comm: c_int,
-    _info: c_int,
-    _ncidp: *mut c_int,
-) -> c_int {
-    ffi_boundary!(status { Err(NcError::NoPar) })
-}
-
-/// Serial build: NC_ENOPAR for every dataset, as a serial netcdf-c answers.
-#[unsafe(no_mangle)]
-pub extern "C" fn nc_var_par_access(ncid: c_int, varid: c_int, par_access: c_int) -> c_int {
-    ffi_boundary!(forward ncid => nc_var_par_access(ncid, varid, par_access); status {
-        let _ = (varid, par_access);
-        Err(NcError::NoPar)
     })
 }

@@ -364,6 +364,7 @@ pub fn open(store: Arc<dyn Store>, path: &str, root: &[u8], opts: OpenOptions) -
         aggregation: None,
         reported_format: None,
         durable: false,
+        parallel: None,
     };
     ds.groups[0].stored_key = Some(String::new());
     let mut reader = Reader {

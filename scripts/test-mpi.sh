@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Parallel I/O (MPI) on Zarr: the C programs of tests/mpi/, built with Open
+# MPI's mpicc against include/ and run on this library:
+#   t_nompi         a serial program built without MPI: nc_create_par_fortran
+#                   and nc_open_par_fortran answer NC_ENOPAR, serial I/O works;
+#   t_noinit        an MPI program that never calls MPI_Init: NC_ENOPAR;
+#   t_par           mpirun -np 1, 2, 3 and 4 (--oversubscribe): create, define,
+#                   write (aligned and unaligned, strided, unlimited, zstd,
+#                   collective and independent; Zarr v2, and v3 with shards)
+#                   and read back on every process; error agreement;
+#                   refusals (par_layout.h);
+#   t_serial_check  after each run, one process without MPI reads the dataset
+#                   and checks every value;
+#   f_par           netcdf-fortran's nf90_create_par / nf90_open_par through
+#                   Debian's libnetcdff (built with mpifort), -np 1..4.
+# t_par and t_serial_check run again with the datasets in S3 (-np 2 and 4),
+# on the test server of scripts/s3-server.sh (its env file is read when
+# NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
+# Every run is under `timeout`, so a deadlock fails the step instead of
+# hanging it. Needs libopenmpi-dev and openmpi-bin, gfortran and libnetcdff-dev
+# (scripts/install-deps.sh);
+# without mpicc or mpirun it fails (test-all.sh skips it with NCZ_SKIP=mpi).
+#
+# Usage: scripts/test-mpi.sh [LIBDIR]   (default build/lib, else target/release)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+libdir="${1:-}"
+if [ -z "$libdir" ]; then
+    if [ -e build/lib/libnetcdf.so.22 ]; then libdir=build/lib; else libdir=target/release; fi
+fi
+libdir="$(cd "$libdir" && pwd)"
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+    echo "test-mpi: mpicc or mpirun missing (apt-get install libopenmpi-dev openmpi-bin, or scripts/install-deps.sh)" >&2
+    exit 2
+fi
+out="$root/target/mpi-tests"
+rm -rf "$out"
+mkdir -p "$out/data"
+cflags=(-std=c11 -Wall -Wextra -Werror -I"$root/include" -I"$root/tests/mpi")
+libs=(-L"$libdir" -Wl,-rpath,"$libdir" -lnetcdf)
+gcc "${cflags[@]}" tests/mpi/t_nompi.c -o "$out/t_nompi" "${libs[@]}"
+gcc "${cflags[@]}" tests/mpi/t_serial_check.c -o "$out/t_serial_check" "${libs[@]}"
+mpicc "${cflags[@]}" tests/mpi/t_noinit.c -o "$out/t_noinit" "${libs[@]}"
+mpicc "${cflags[@]}" tests/mpi/t_par.c -o "$out/t_par" "${libs[@]}"
+[ -f /usr/include/netcdf.mod ] || { echo "test-mpi: libnetcdff-dev missing (scripts/install-deps.sh)" >&2; exit 2; }
+# Debian's libnetcdff NEEDs libnetcdf.so.19: found in $libdir first.
+mpifort -Wall -Werror -J "$out" -I/usr/include tests/mpi/f_par.f90 -o "$out/f_par" -lnetcdff
+if ! LD_LIBRARY_PATH="$libdir" ldd "$out/f_par" | grep -q "libnetcdf.so.19 => $libdir/"; then
+    echo "test-mpi: FAIL: f_par does not load libnetcdf.so.19 from $libdir" >&2
+    exit 1
+fi
+# The serial programs must not load libmpi at all.
+if ldd "$out/t_nompi" | grep -q libmpi; then
+    echo "test-mpi: FAIL: t_nompi loads libmpi" >&2
+    exit 1
+fi
+fail=0
+run() { # NAME COMMAND...
+    local name=$1
+    shift
+    if timeout 300 "$@"; then
+        echo "test-mpi: $name: ok"
+    else
+        echo "test-mpi: $name: FAILED (exit $?)"
+        fail=1
+    fi
+}
+export LD_LIBRARY_PATH="$libdir"
+run "serial program, no MPI" "$out/t_nompi" "$out/data"
+run "MPI program without MPI_Init" "$out/t_noinit" "$out/data"
+mpirun_flags=(--oversubscribe -x LD_LIBRARY_PATH)
+[ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
+# Shared memory between the processes only (no network probing).
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+for np in 1 2 3 4; do
+    dir="$out/data/np$np"
+    mkdir -p "$dir"
+    run "t_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par" "$dir"
+    run "serial read-back of -np $np" "$out/t_serial_check" "$dir" "$np"
+    run "Fortran f_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/f_par" "$dir"
+done
+if [ "${NCZ_S3:-1}" != 0 ]; then
+    if [ -z "${NCZ_S3_ENDPOINT:-}" ] && [ -f target/s3-server/env ]; then
+        # shellcheck disable=SC1091
+        source target/s3-server/env
+    fi
+    if [ -z "${NCZ_S3_ENDPOINT:-}" ]; then
+        echo "test-mpi: no S3 server (scripts/s3-server.sh start; NCZ_S3=0 leaves S3 out)" >&2
+        exit 1
+    fi
+    # The key reaches the library as the standard variables.
+    export AWS_ACCESS_KEY_ID="$NCZ_S3_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$NCZ_S3_SECRET_ACCESS_KEY"
+    export AWS_REGION="$NCZ_S3_REGION" NCRCENV_IGNORE=1
+    for np in 2 4; do
+        export NCZ_TEST_S3_URL="$NCZ_S3_ENDPOINT/$NCZ_S3_BUCKET/mpi-$(date +%s)-$$-np$np"
+        dir="$out/data/s3-np$np"
+        mkdir -p "$dir"
+        run "t_par -np $np, S3" mpirun "${mpirun_flags[@]}" -x NCZ_TEST_S3_URL -x AWS_ACCESS_KEY_ID -x AWS_SECRET_ACCESS_KEY -x AWS_REGION -x NCRCENV_IGNORE -np "$np" "$out/t_par" "$dir"
+        run "serial read-back of -np $np, S3" "$out/t_serial_check" "$dir" "$np"
+    done
+    unset NCZ_TEST_S3_URL
+fi
+exit $fail
