@@ -225,7 +225,9 @@ impl Handle {
                     })
                 };
                 let mut missing = Vec::new();
-                if !v.no_fill {
+                // Chars and strings are taken as they are (a char fill value
+                // is the padding of every short string).
+                if !v.no_fill && v.ty.is_numeric() {
                     missing.push(v.fill.clone());
                 }
                 if let Some(a) = v.att("missing_value")
@@ -320,6 +322,50 @@ impl Handle {
             Handle::NetCdf(f) => {
                 let st: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
                 f.get_vars((at.grp, at.varid), start, count, &st, fv.ty.size(), &mut out)
+                    .map_err(|rc| {
+                        crate::nclog!(
+                            crate::log::Level::Error,
+                            "aggregation fragment read: the system libnetcdf answers {rc}"
+                        );
+                        NcError::from_code(rc).unwrap_or(NcError::Io)
+                    })?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Read a hyperslab of an NC_STRING variable (None for a NULL string).
+    pub fn read_strings(
+        &self,
+        at: VarAt,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+    ) -> NcResult<Vec<Option<Vec<u8>>>> {
+        let n = count
+            .iter()
+            .try_fold(1usize, |a, &c| a.checked_mul(c))
+            .ok_or(NcError::NoMem)?;
+        let mut out = vec![None; n];
+        if n == 0 {
+            return Ok(out);
+        }
+        let st: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
+        match self {
+            Handle::Zarr(m) => {
+                let mut ds = m.lock().map_err(|_| NcError::Internal)?;
+                crate::engine::get_vars(
+                    &mut ds,
+                    at.grp as usize,
+                    at.varid,
+                    start,
+                    count,
+                    Some(&st),
+                    crate::engine::MemOut::Str(&mut out),
+                )?;
+            }
+            Handle::NetCdf(f) => {
+                f.get_vars_strings((at.grp, at.varid), start, count, &st, &mut out)
                     .map_err(|rc| {
                         crate::nclog!(
                             crate::log::Level::Error,

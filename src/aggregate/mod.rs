@@ -161,6 +161,26 @@ impl DsTables<'_> {
         Ok(RawTable { shape, data, marks })
     }
 
+    /// A string table of constant values as they are stored: a NULL entry,
+    /// or one equal to the table's own `_FillValue`, is missing.
+    fn string_values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
+        let (g, i) = find_var(self.ds, self.grp, var).ok_or_else(|| format!("no table variable {var}"))?;
+        let v = &self.ds.groups[g].vars[i];
+        if v.ty != NcType::String {
+            return Err(format!("table variable {var} is not a string variable"));
+        }
+        let shape = self.ds.var_shape(v);
+        let fill = v.att("_FillValue").and_then(|a| text_of(&a.value));
+        let mut vals: Vec<Option<Vec<u8>>> = vec![None; table_len(&shape, var)?];
+        self.read_whole(g, i, &shape, crate::engine::MemOut::Str(&mut vals))
+            .map_err(|e| format!("table variable {var} cannot be read: {e:?}"))?;
+        let data = vals
+            .into_iter()
+            .map(|s| s.filter(|b| fill.as_deref().is_none_or(|f| f.as_bytes() != b.as_slice())))
+            .collect();
+        Ok(Table { shape, data })
+    }
+
     /// Every value of variable `i` of group `g` (of shape `shape`) into `out`.
     fn read_whole(&mut self, g: usize, i: usize, shape: &[usize], out: crate::engine::MemOut<'_>) -> NcResult<()> {
         let zeros = vec![0usize; shape.len()];
@@ -238,6 +258,9 @@ impl Tables for DsTables<'_> {
 
     fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
         let ty = self.ty;
+        if ty == NcType::String {
+            return self.string_values(var);
+        }
         let RawTable { shape, data, marks } = self.read(var, ty)?;
         let data = data
             .chunks_exact(ty.size())
@@ -294,17 +317,31 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                     let ty = v.ty;
                     let tables: Vec<(usize, usize)> =
                         roles.tables().iter().filter_map(|t| find_var(ds, g, t)).collect();
-                    let result = if !v.is_scalar() {
-                        Err("the aggregation variable is not a scalar".to_string())
-                    } else if !ty.is_numeric() {
-                        Err(format!("aggregated type {} is not expanded yet", ty.name()))
-                    } else {
-                        let mut t = DsTables { ds, grp: g, ty };
-                        parse::describe(encoding, &dims, &roles, &mut t)
+                    // A char variable may have one dimension of its own:
+                    // its string length, not aggregated.
+                    let strlen = match v.dimids.as_slice() {
+                        [] => Ok(None),
+                        [d] if ty == NcType::Char && !dims.contains(&ds.dims[*d].name) => Ok(Some(*d)),
+                        _ => Err(
+                            "the aggregation variable is not a scalar (nor a char variable with a string length)"
+                                .to_string(),
+                        ),
                     };
+                    let result = strlen.and_then(|strlen| {
+                        let mut t = DsTables { ds, grp: g, ty };
+                        let mut agg = parse::describe(encoding, &dims, &roles, &mut t)?;
+                        if let Some(d) = strlen {
+                            let len = ds.dims[d].len;
+                            agg.dims.push(ds.dims[d].name.clone());
+                            agg.shape.push(len);
+                            agg.sizes.push(vec![len]);
+                            agg.padded_last = true;
+                        }
+                        Ok((agg, strlen))
+                    });
                     match result {
-                        Ok(agg) => {
-                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).collect();
+                        Ok((agg, strlen)) => {
+                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).chain(strlen).collect();
                             names.insert(encoding.name().to_string());
                             plans.push(Plan {
                                 grp: g,

@@ -289,6 +289,10 @@ pub struct Aggregation {
     pub sizes: Vec<Vec<usize>>,
     /// The fragments in row-major order over the fragment grid.
     pub fragments: Vec<Fragment>,
+    /// The last dimension is the string length of a char variable that is
+    /// not aggregated (the master's variable has it): one entry in the
+    /// grid, and a fragment may be shorter along it (the rest reads as fill).
+    pub padded_last: bool,
 }
 
 impl Aggregation {
@@ -337,6 +341,7 @@ pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn 
         shape,
         sizes,
         fragments,
+        padded_last: false,
     })
 }
 

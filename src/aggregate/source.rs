@@ -91,12 +91,12 @@ struct Block {
     count: Vec<usize>,
 }
 
-/// Copy `block` (shape `bc`, values of `es` bytes) into `out` (shape `oc`)
-/// at position `at`.
-fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize], es: usize) {
+/// Copy `block` (shape `bc`, `es` items per value) into `out` (shape
+/// `oc`) at position `at`.
+fn place<T: Clone>(out: &mut [T], oc: &[usize], at: &[usize], block: &[T], bc: &[usize], es: usize) {
     let nd = oc.len();
     if nd == 0 {
-        out[..es].copy_from_slice(&block[..es]);
+        out[..es].clone_from_slice(&block[..es]);
         return;
     }
     let row = bc[nd - 1] * es;
@@ -108,7 +108,7 @@ fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize],
             lin = lin * oc[d] + at[d] + idx[d];
         }
         let o = (lin * oc[nd - 1] + at[nd - 1]) * es;
-        out[o..o + row].copy_from_slice(&block[r * row..(r + 1) * row]);
+        out[o..o + row].clone_from_slice(&block[r * row..(r + 1) * row]);
         for d in (0..nd - 1).rev() {
             idx[d] += 1;
             if idx[d] < bc[d] {
@@ -117,6 +117,28 @@ fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize],
             idx[d] = 0;
         }
     }
+}
+
+/// A block's values in the aggregated type: bytes (numbers and chars) or
+/// strings (NC_STRING, None for a NULL string).
+#[derive(Debug)]
+enum Values {
+    Bytes(Vec<u8>),
+    Strings(Vec<Option<Vec<u8>>>),
+}
+
+/// `rows` rows of `have` values (`es` items each) widened to rows of
+/// `want` values, the rest of each row `pad` (one value).
+fn pad_rows<T: Clone>(v: &[T], rows: usize, have: usize, want: usize, pad: &[T]) -> Vec<T> {
+    let es = pad.len();
+    let mut out = Vec::with_capacity(rows * want * es);
+    for r in 0..rows {
+        out.extend_from_slice(&v[r * have * es..(r + 1) * have * es]);
+        for _ in have..want {
+            out.extend_from_slice(pad);
+        }
+    }
+    out
 }
 
 impl AggSource {
@@ -198,10 +220,15 @@ impl AggSource {
     }
 
     /// A block in the aggregated type, in canonical form.
-    fn read_block(&self, b: &Block, stride: &[usize], range: &mut bool) -> NcResult<Vec<u8>> {
+    fn read_block(&self, b: &Block, stride: &[usize], range: &mut bool) -> NcResult<Values> {
         let n: usize = b.count.iter().product();
-        let es = self.ty.size();
-        let repeat = |v: &[u8]| -> Vec<u8> { v.iter().copied().cycle().take(n * es).collect() };
+        let repeat = |v: &[u8]| -> Values {
+            if self.ty == NcType::String {
+                Values::Strings(vec![Some(v.to_vec()); n])
+            } else {
+                Values::Bytes(v.iter().copied().cycle().take(n * self.ty.size()).collect())
+            }
+        };
         let (uri, identifier) = match &self.agg.fragments[b.frag] {
             Fragment::Missing => return Ok(repeat(&self.fill)),
             Fragment::Constant(v) => return Ok(repeat(v)),
@@ -218,17 +245,49 @@ impl AggSource {
         self.check_fragment(&uri, &fv)?;
         let keep = self.kept_dims(&uri, &fv, b.frag)?;
         let pick = |v: &[usize]| -> Vec<usize> { v.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect() };
-        let raw = h.read(at, &fv, &pick(&b.local), &pick(&b.count), &pick(stride))?;
-        self.canonical(&fv, &raw, n, range)
+        let (start, mut count, stride) = (pick(&b.local), pick(&b.count), pick(stride));
+        // A char variable's string length that is not aggregated: the
+        // fragment holds at most the aggregation's length, the rest reads
+        // as the fill value.
+        let widen = match (self.agg.padded_last, count.last_mut(), fv.shape.last()) {
+            (true, Some(c), Some(&len)) => {
+                let (s0, st, want) = (*start.last().unwrap_or(&0), *stride.last().unwrap_or(&1), *c);
+                let have = if s0 >= len {
+                    0
+                } else {
+                    ((len - 1 - s0) / st + 1).min(want)
+                };
+                *c = have;
+                Some((have, want))
+            }
+            _ => None,
+        };
+        if self.ty == NcType::String {
+            return Ok(Values::Strings(h.read_strings(at, &start, &count, &stride)?));
+        }
+        let raw = h.read(at, &fv, &start, &count, &stride)?;
+        let vals = self.canonical(&fv, &raw, count.iter().product(), range)?;
+        Ok(Values::Bytes(match widen {
+            Some((have, want)) if have != want => {
+                let rows = count[..count.len() - 1].iter().product();
+                pad_rows(&vals, rows, have, want, &self.fill)
+            }
+            _ => vals,
+        }))
     }
 
     /// Errors for a fragment this slice cannot bring to canonical form.
     fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<()> {
-        if !fv.ty.is_numeric() {
+        let same_kind = match self.ty {
+            NcType::Char | NcType::String => fv.ty == self.ty,
+            _ => fv.ty.is_numeric(),
+        };
+        if !same_kind {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: type {} is not numeric",
-                fv.ty.name()
+                "aggregation fragment {uri}: type {} cannot be read as {}",
+                fv.ty.name(),
+                self.ty.name()
             );
             return Err(NcError::BadType);
         }
@@ -246,11 +305,21 @@ impl AggSource {
 
     /// Which aggregated dimensions the fragment variable has: all, or all
     /// but (some of) the size-1 ones, which a fragment may omit. The
-    /// remaining sizes must be the fragment's.
+    /// remaining sizes must be the fragment's (a string length that is not
+    /// aggregated, the last dimension then, is kept and may be shorter).
     fn kept_dims(&self, uri: &str, fv: &FragVar, frag: usize) -> NcResult<Vec<bool>> {
-        let want = self.fragment_shape(frag);
-        let mut keep = Vec::with_capacity(want.len());
-        let mut left = fv.shape.len();
+        let mut want = self.fragment_shape(frag);
+        let mut have = fv.shape.clone();
+        let short_last = if self.agg.padded_last {
+            match (want.pop(), have.pop()) {
+                (Some(w), Some(h)) if h <= w => true,
+                _ => false,
+            }
+        } else {
+            true
+        };
+        let mut keep = Vec::with_capacity(want.len() + 1);
+        let mut left = have.len();
         for (d, &w) in want.iter().enumerate() {
             let remaining = want.len() - d;
             let k = left == remaining || (w != 1 && left > 0);
@@ -260,20 +329,28 @@ impl AggSource {
             keep.push(k);
         }
         let kept: Vec<usize> = want.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
-        if left != 0 || kept != fv.shape {
+        if !short_last || left != 0 || kept != have {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: shape {:?}, the map gives {want:?}",
-                fv.shape
+                "aggregation fragment {uri}: shape {:?}, the map gives {:?}",
+                fv.shape,
+                self.fragment_shape(frag)
             );
             return Err(NcError::Edge);
+        }
+        if self.agg.padded_last {
+            keep.push(true);
         }
         Ok(keep)
     }
 
     /// Fragment values (its own type) into the aggregated type: missing
     /// values become the aggregation's fill value, packed values unpacked.
+    /// Chars are copied as they are.
     fn canonical(&self, fv: &FragVar, raw: &[u8], n: usize, range: &mut bool) -> NcResult<Vec<u8>> {
+        if self.ty == NcType::Char {
+            return Ok(raw.to_vec());
+        }
         let (fs, es) = (fv.ty.size(), self.ty.size());
         let mut out = vec![0u8; n * es];
         if fv.packed() {
@@ -347,14 +424,17 @@ impl AggSource {
     }
 }
 
-impl ExternalData for AggSource {
-    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
-        let scalar = self.agg.shape.is_empty();
-        let (start, count, stride): (&[usize], &[usize], &[usize]) = if scalar {
-            (&[], &[], &[])
-        } else {
-            (start, count, stride)
-        };
+impl AggSource {
+    /// Read the blocks of a selection, those of one dataset in one job,
+    /// each placed into `out` by `put` (the block, its values, whether some
+    /// value was out of range for the aggregated type).
+    fn gather(
+        &self,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+        mut put: impl FnMut(&Block, Values) -> NcResult<()>,
+    ) -> NcResult<bool> {
         let blocks = self.blocks(start, count, stride);
         // The blocks of one dataset go to one job (its handle is used by one
         // thread at a time); constant and missing ones each to their own.
@@ -368,30 +448,86 @@ impl ExternalData for AggSource {
         let jobs: Vec<Vec<usize>> = jobs.into_values().collect();
         let results = pool::run_jobs(jobs, |list| {
             let mut range = false;
-            let r: NcResult<Vec<(usize, Vec<u8>)>> = list
+            let r: NcResult<Vec<(usize, Values)>> = list
                 .into_iter()
                 .map(|i| self.read_block(&blocks[i], stride, &mut range).map(|v| (i, v)))
                 .collect();
             r.map(|v| (v, range))
         });
-        let ms = mem.size();
         let mut out_of_range = false;
         for r in results {
             let (done, range) = r?;
             out_of_range |= range;
             for (i, vals) in done {
-                let b = &blocks[i];
-                let n: usize = b.count.iter().product();
-                let mut conv = vec![0u8; n * ms];
-                match convert(self.ty, &vals, mem, &mut conv) {
-                    Ok(()) => {}
-                    Err(NcError::Range) => out_of_range = true,
-                    Err(e) => return Err(e),
-                }
-                place(out, count, &b.out, &conv, &b.count, ms);
+                put(&blocks[i], vals)?;
             }
         }
-        if out_of_range { Err(NcError::Range) } else { Ok(()) }
+        Ok(out_of_range)
+    }
+
+    /// A scalar aggregation has no selection.
+    fn selection<'a>(
+        &self,
+        start: &'a [usize],
+        count: &'a [usize],
+        stride: &'a [usize],
+    ) -> (&'a [usize], &'a [usize], &'a [usize]) {
+        if self.agg.shape.is_empty() {
+            (&[], &[], &[])
+        } else {
+            (start, count, stride)
+        }
+    }
+}
+
+impl ExternalData for AggSource {
+    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
+        if self.ty == NcType::String {
+            return Err(NcError::BadType);
+        }
+        let (start, count, stride) = self.selection(start, count, stride);
+        let ms = mem.size();
+        let mut conv_range = false;
+        let range = self.gather(start, count, stride, |b, vals| {
+            let Values::Bytes(vals) = vals else {
+                return Err(NcError::Internal);
+            };
+            let n: usize = b.count.iter().product();
+            let mut conv = vec![0u8; n * ms];
+            match convert(self.ty, &vals, mem, &mut conv) {
+                Ok(()) => {}
+                Err(NcError::Range) => conv_range = true,
+                Err(e) => return Err(e),
+            }
+            place(out, count, &b.out, &conv, &b.count, ms);
+            Ok(())
+        })?;
+        if range || conv_range {
+            Err(NcError::Range)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn read_strings(
+        &self,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+        out: &mut [Option<Vec<u8>>],
+    ) -> NcResult<()> {
+        if self.ty != NcType::String {
+            return Err(NcError::BadType);
+        }
+        let (start, count, stride) = self.selection(start, count, stride);
+        self.gather(start, count, stride, |b, vals| {
+            let Values::Strings(vals) = vals else {
+                return Err(NcError::Internal);
+            };
+            place(out, count, &b.out, &vals, &b.count, 1);
+            Ok(())
+        })?;
+        Ok(())
     }
 }
 

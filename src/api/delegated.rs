@@ -85,11 +85,14 @@ fn has_aggregation(f: &SysFile) -> bool {
     while let Some(g) = stack.pop() {
         let Ok(n) = f.nvars(g) else { return false };
         for v in 0..n as i32 {
-            // An aggregation variable is a scalar: the attributes of others
-            // are not looked at (netCDF-4 reads a variable's attributes from
-            // the file on first inquiry).
-            if f.var_ndims(g, v) != Ok(0) {
-                continue;
+            // An aggregation variable is a scalar, or a char variable with
+            // its string length: the attributes of others are not looked at
+            // (netCDF-4 reads a variable's attributes from the file on first
+            // inquiry).
+            match f.var_ndims(g, v) {
+                Ok(0) => {}
+                Ok(1) if f.var_type_shape(g, v).is_ok_and(|(t, _)| t == NcType::Char.id()) => {}
+                _ => continue,
             }
             let dims = f.att_text(g, v, "aggregated_dimensions");
             let data = f.att_text(g, v, "aggregated_data");

@@ -1,0 +1,379 @@
+//! CF aggregation, the read side's later additions, through the C API:
+//! char and string aggregated variables, unit conversion, empty
+//! aggregations, confined fragment URIs, CFA-0.4 and S3netCDF4 masters.
+//!
+//! The netCDF fragments are written through this library's C API with
+//! plain `.nc` paths, which it hands to the system libnetcdf: these tests
+//! need it (Debian's libnetcdf19) and fail without it.
+
+use std::ffi::{CStr, c_char, c_int};
+use std::path::Path;
+
+use netcdf::ffi::*;
+
+mod common;
+use common::def::{Def, c, ok, shape};
+use common::nc::*;
+
+const NC_EBADTYPE: c_int = -45;
+const NC_ECHAR: c_int = -56;
+
+fn zurl(p: &Path, extra: &str) -> String {
+    format!("file://{}#mode=nczarr,file{extra}", p.display())
+}
+
+fn open(url: &str) -> c_int {
+    let mut ncid = 0;
+    ok(unsafe { nc_open(c(url).as_ptr(), 0, &mut ncid) }, url);
+    ncid
+}
+
+fn varid(ncid: c_int, name: &str) -> c_int {
+    let mut v = -1;
+    ok(unsafe { nc_inq_varid(ncid, c(name).as_ptr(), &mut v) }, name);
+    v
+}
+
+/// Write text values into a char variable of shape (n, width).
+fn put_chars(ncid: c_int, v: c_int, width: usize, vals: &[&str]) {
+    let mut buf = vec![0u8; width * vals.len()];
+    for (k, s) in vals.iter().enumerate() {
+        buf[k * width..k * width + s.len()].copy_from_slice(s.as_bytes());
+    }
+    ok(unsafe { nc_put_var_text(ncid, v, buf.as_ptr().cast()) }, "chars");
+}
+
+/// nc_get_vara_string: each value, NULL as None.
+fn get_strings(ncid: c_int, v: c_int, start: &[usize], count: &[usize]) -> Result<Vec<Option<String>>, c_int> {
+    let n: usize = count.iter().product();
+    let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); n];
+    let rc = unsafe { nc_get_vara_string(ncid, v, start.as_ptr(), count.as_ptr(), p.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(rc);
+    }
+    let out = p
+        .iter()
+        .map(|&s| (!s.is_null()).then(|| unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()))
+        .collect();
+    ok(unsafe { nc_free_string(n, p.as_mut_ptr()) }, "free");
+    Ok(out)
+}
+
+fn get_text(ncid: c_int, v: c_int, start: &[usize], count: &[usize]) -> Result<Vec<u8>, c_int> {
+    let n: usize = count.iter().product();
+    let mut b = vec![b'?'; n];
+    match unsafe { nc_get_vara_text(ncid, v, start.as_ptr(), count.as_ptr(), b.as_mut_ptr().cast()) } {
+        0 => Ok(b),
+        e => Err(e),
+    }
+}
+
+/// A 1-D CF-1.13 master of `name(time = sizes' sum)` of type `ty` over
+/// fragments `uris` (variable `v` in each) of sizes `sizes`; `dims` are
+/// further (master) dimensions `(name, len)` and `own` the variable's own
+/// dimensions (a char variable's string length), `extra` lists more
+/// aggregated dimensions with their map rows.
+struct Master<'a> {
+    ty: c_int,
+    sizes: &'a [i64],
+    uris: &'a [&'a str],
+    own: Option<(&'a str, usize)>,
+    extra: Option<(&'a str, usize, &'a [i64])>,
+    units: Option<&'a str>,
+}
+
+fn master(path: &str, m: &Master) {
+    let d = Def::create(path, 0);
+    let total: i64 = m.sizes.iter().sum();
+    d.dim("time", total as usize);
+    let own: Vec<c_int> = m.own.iter().map(|&(n, l)| d.dim(n, l)).collect();
+    let mut dims = "time".to_string();
+    let k = m.sizes.len().max(m.extra.map_or(0, |e| e.2.len()));
+    let rows = 1 + usize::from(m.extra.is_some());
+    if let Some((n, l, _)) = m.extra {
+        d.dim(n, l);
+        dims = format!("{dims} {n}");
+    }
+    let f = d.dim("f", m.uris.len());
+    let j = d.dim("j", rows);
+    let i = d.dim("i", k);
+    let v = d.var("v", m.ty, &own);
+    d.text(v, "aggregated_dimensions", &dims);
+    d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+    if let Some(u) = m.units {
+        d.text(v, "units", u);
+    }
+    let mv = d.var("fmap", NC_INT64, &[j, i]);
+    let shaped: Vec<c_int> = if m.extra.is_some() {
+        vec![d.dim("fa", m.sizes.len()), d.dim("fb", m.extra.unwrap().2.len())]
+    } else {
+        vec![f]
+    };
+    let uv = d.var("furis", NC_STRING, &shaped);
+    let iv = d.var("fid", NC_STRING, &[]);
+    d.enddef();
+    let pad = |row: &[i64]| -> Vec<i64> {
+        let mut r = row.to_vec();
+        r.resize(k, -9223372036854775806);
+        r
+    };
+    let mut map = pad(m.sizes);
+    if let Some((_, _, row)) = m.extra {
+        map.extend(pad(row));
+    }
+    d.int64s(mv, &map);
+    d.strings(uv, m.uris);
+    d.strings(iv, &["v"]);
+    d.close();
+}
+
+#[test]
+fn string_aggregation_reads_as_one_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // Zarr fragment: 2 strings, one of them empty; netCDF-4 fragment: 3.
+    {
+        let d = Def::create(&zurl(&dir.join("a.zarr"), ""), 0);
+        let t = d.dim("time", 2);
+        let v = d.var("v", NC_STRING, &[t]);
+        d.enddef();
+        d.strings(v, &["alpha", ""]);
+        d.close();
+    }
+    {
+        let d = Def::create(dir.join("b.nc").to_str().unwrap(), NC_NETCDF4);
+        let t = d.dim("time", 3);
+        let v = d.var("v", NC_STRING, &[t]);
+        d.enddef();
+        d.strings(v, &["gamma", "délta", "epsilon"]);
+        d.close();
+    }
+    let m = dir.join("m.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_STRING,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "b.nc"],
+            own: None,
+            extra: None,
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![5]);
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        get_strings(ncid, v, &[0], &[5]).unwrap(),
+        vec![s("alpha"), s(""), s("gamma"), s("délta"), s("epsilon")]
+    );
+    assert_eq!(get_strings(ncid, v, &[1], &[2]).unwrap(), vec![s(""), s("gamma")]);
+    // Strided across both fragments.
+    let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); 3];
+    ok(
+        unsafe { nc_get_vars_string(ncid, v, [0].as_ptr(), [3].as_ptr(), [2].as_ptr(), p.as_mut_ptr()) },
+        "vars",
+    );
+    let got: Vec<String> = p
+        .iter()
+        .map(|&x| unsafe { CStr::from_ptr(x) }.to_string_lossy().into_owned())
+        .collect();
+    ok(unsafe { nc_free_string(3, p.as_mut_ptr()) }, "free");
+    assert_eq!(got, ["alpha", "gamma", "epsilon"]);
+    // Numbers from strings: what netcdf-c answers for a string variable.
+    let mut f = [0f32; 5];
+    assert_eq!(unsafe { nc_get_var_float(ncid, v, f.as_mut_ptr()) }, NC_EBADTYPE);
+    ok(nc_close(ncid), "close");
+
+    // A fragment of numbers in a string aggregation: NC_EBADTYPE.
+    {
+        let d = Def::create(&zurl(&dir.join("num.zarr"), ""), 0);
+        let t = d.dim("time", 3);
+        let v = d.var("v", NC_FLOAT, &[t]);
+        d.enddef();
+        d.floats(v, &[1.0, 2.0, 3.0]);
+        d.close();
+    }
+    let m2 = dir.join("m2.zarr");
+    master(
+        &zurl(&m2, ""),
+        &Master {
+            ty: NC_STRING,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "num.zarr"],
+            own: None,
+            extra: None,
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m2, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(get_strings(ncid, v, &[0], &[5]), Err(NC_EBADTYPE));
+    assert_eq!(get_strings(ncid, v, &[0], &[2]).unwrap(), vec![s("alpha"), s("")]);
+    ok(nc_close(ncid), "close");
+}
+
+/// A char fragment `v(time = n, strlen = width)` holding `vals`.
+fn char_fragment(path: &str, cmode: c_int, width: usize, vals: &[&str]) {
+    let d = Def::create(path, cmode);
+    let t = d.dim("time", vals.len());
+    let s = d.dim("strlen", width);
+    let v = d.var("v", NC_CHAR, &[t, s]);
+    d.enddef();
+    put_chars(d.ncid, v, width, vals);
+    d.close();
+}
+
+#[test]
+fn char_aggregation_with_and_without_an_aggregated_string_length() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    char_fragment(&zurl(&dir.join("a.zarr"), ""), 0, 4, &["ab", "cdef"]);
+    char_fragment(dir.join("b.nc").to_str().unwrap(), 0, 4, &["g", "hij", "klmn"]);
+    // The string length aggregated (one fragment along it).
+    let m = dir.join("agg.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_CHAR,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "b.nc"],
+            own: None,
+            extra: Some(("strlen", 4, &[4])),
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![5, 4]);
+    assert_eq!(
+        get_text(ncid, v, &[0, 0], &[5, 4]).unwrap(),
+        b"ab\0\0cdefg\0\0\0hij\0klmn"
+    );
+    assert_eq!(get_text(ncid, v, &[1, 1], &[2, 2]).unwrap(), b"de\0\0");
+    // Numbers from chars: NC_ECHAR, as netcdf-c.
+    let mut f = [0f32; 20];
+    assert_eq!(unsafe { nc_get_var_float(ncid, v, f.as_mut_ptr()) }, NC_ECHAR);
+    ok(nc_close(ncid), "close");
+
+    // Not aggregated: the master's variable has the string length (6),
+    // fragments are shorter (4) and read padded with the fill value.
+    let m = dir.join("own.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_CHAR,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "b.nc"],
+            own: Some(("name_len", 6)),
+            extra: None,
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![5, 6]);
+    let mut want = Vec::new();
+    for s in ["ab", "cdef", "g", "hij", "klmn"] {
+        let mut r = s.as_bytes().to_vec();
+        r.resize(6, 0);
+        want.extend(r);
+    }
+    assert_eq!(get_text(ncid, v, &[0, 0], &[5, 6]).unwrap(), want);
+    // Only the padding.
+    assert_eq!(get_text(ncid, v, &[1, 4], &[2, 2]).unwrap(), vec![0u8; 4]);
+    // A stride across the padding.
+    let mut b = vec![0u8; 6];
+    ok(
+        unsafe {
+            nc_get_vars_text(
+                ncid,
+                v,
+                [1, 1].as_ptr(),
+                [2, 3].as_ptr(),
+                [2, 2].as_ptr(),
+                b.as_mut_ptr().cast(),
+            )
+        },
+        "vars",
+    );
+    assert_eq!(b, b"df\0i\0\0");
+    ok(nc_close(ncid), "close");
+
+    // A fragment longer than the master's string length: NC_EEDGE.
+    let m = dir.join("short.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_CHAR,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "b.nc"],
+            own: Some(("name_len", 3)),
+            extra: None,
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(get_text(ncid, v, &[0, 0], &[5, 3]), Err(-57));
+    ok(nc_close(ncid), "close");
+
+    // A string fragment in a char aggregation: NC_EBADTYPE.
+    {
+        let d = Def::create(&zurl(&dir.join("s.zarr"), ""), 0);
+        let t = d.dim("time", 3);
+        let v = d.var("v", NC_STRING, &[t]);
+        d.enddef();
+        d.strings(v, &["x", "y", "z"]);
+        d.close();
+    }
+    let m = dir.join("bad.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_CHAR,
+            sizes: &[2, 3],
+            uris: &["a.zarr", "s.zarr"],
+            own: Some(("name_len", 4)),
+            extra: None,
+            units: None,
+        },
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(get_text(ncid, v, &[0, 0], &[5, 4]), Err(NC_EBADTYPE));
+    ok(nc_close(ncid), "close");
+}
+
+#[test]
+fn char_aggregation_in_a_netcdf3_master() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    char_fragment(dir.join("a.nc").to_str().unwrap(), 0, 3, &["ab", "cde"]);
+    char_fragment(&zurl(&dir.join("b.zarr"), ""), 0, 2, &["f"]);
+    // netCDF-3: char tables, the variable with its own string length.
+    let m = dir.join("m.nc");
+    let d = Def::create(m.to_str().unwrap(), 0);
+    d.dim("time", 3);
+    let sl = d.dim("strlen", 3);
+    let j = d.dim("j", 1);
+    let i = d.dim("i", 2);
+    let w = d.dim("w", 8);
+    let v = d.var("v", NC_CHAR, &[sl]);
+    d.text(v, "aggregated_dimensions", "time");
+    d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+    let mv = d.var("fmap", NC_INT, &[j, i]);
+    let uv = d.var("furis", NC_CHAR, &[i, w]);
+    let iv = d.var("fid", NC_CHAR, &[w]);
+    d.enddef();
+    ok(unsafe { nc_put_var_int(d.ncid, mv, [2, 1].as_ptr()) }, "map");
+    put_chars(d.ncid, uv, 8, &["a.nc", "b.zarr"]);
+    put_chars(d.ncid, iv, 8, &["v"]);
+    d.close();
+    let ncid = open(m.to_str().unwrap());
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![3, 3]);
+    assert_eq!(get_text(ncid, v, &[0, 0], &[3, 3]).unwrap(), b"ab\0cdef\0\0");
+    ok(nc_close(ncid), "close");
+}
