@@ -377,3 +377,192 @@ fn char_aggregation_in_a_netcdf3_master() {
     assert_eq!(get_text(ncid, v, &[0, 0], &[3, 3]).unwrap(), b"ab\0cdef\0\0");
     ok(nc_close(ncid), "close");
 }
+
+/// A float fragment `v(time)` with `units` (and `calendar`), `fill` its
+/// `_FillValue` when given.
+fn unit_fragment(path: &str, cmode: c_int, vals: &[f32], units: &str, calendar: Option<&str>, fill: Option<f32>) {
+    let d = Def::create(path, cmode);
+    let t = d.dim("time", vals.len());
+    let v = d.var("v", NC_FLOAT, &[t]);
+    d.text(v, "units", units);
+    if let Some(cal) = calendar {
+        d.text(v, "calendar", cal);
+    }
+    if let Some(f) = fill {
+        d.float_att(v, "_FillValue", f);
+    }
+    d.enddef();
+    d.floats(v, vals);
+    d.close();
+}
+
+fn units_master(path: &Path, ty: c_int, units: &str, sizes: &[i64], uris: &[&str]) {
+    master(
+        &zurl(path, ""),
+        &Master {
+            ty,
+            sizes,
+            uris,
+            own: None,
+            extra: None,
+            units: Some(units),
+        },
+    );
+}
+
+fn floats(ncid: c_int, v: c_int, n: usize) -> Result<Vec<f32>, c_int> {
+    let mut out = vec![0f32; n];
+    match unsafe { nc_get_var_float(ncid, v, out.as_mut_ptr()) } {
+        0 => Ok(out),
+        e => Err(e),
+    }
+}
+
+#[test]
+fn temperatures_are_converted_to_the_aggregations_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    unit_fragment(&zurl(&dir.join("c.zarr"), ""), 0, &[0.0, 10.0], "degC", None, None);
+    unit_fragment(
+        dir.join("f.nc").to_str().unwrap(),
+        NC_NETCDF4,
+        &[32.0, 212.0, -999.0],
+        "degrees_Fahrenheit",
+        None,
+        Some(-999.0),
+    );
+    unit_fragment(&zurl(&dir.join("k.zarr"), ""), 0, &[1.0], "K", None, None);
+    let m = dir.join("m.zarr");
+    units_master(&m, NC_FLOAT, "K", &[2, 3, 1], &["c.zarr", "f.nc", "k.zarr"]);
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    let f = |x: f64| x as f32;
+    // The fragment's missing value reads as the aggregation's fill value
+    // (the default here), never converted.
+    assert_eq!(
+        floats(ncid, v, 6).unwrap(),
+        vec![
+            f(273.15),
+            f(283.15),
+            f(32.0 * (5.0 / 9.0) + 459.67 * (5.0 / 9.0)),
+            f(212.0 * (5.0 / 9.0) + 459.67 * (5.0 / 9.0)),
+            9.969_21e36,
+            1.0
+        ]
+    );
+    assert_eq!(f(212.0 * (5.0 / 9.0) + 459.67 * (5.0 / 9.0)), 373.15);
+    // As int: converted values, rounded as netcdf-c converts.
+    let mut i = [0i32; 2];
+    ok(
+        unsafe { nc_get_vara_int(ncid, v, [1].as_ptr(), [2].as_ptr(), i.as_mut_ptr()) },
+        "int",
+    );
+    assert_eq!(i, [283, 273]);
+    ok(nc_close(ncid), "close");
+
+    // An aggregation of shorts: a converted value out of its range is
+    // NC_ERANGE (the fragment's 32767 degC is 33040.15 K).
+    unit_fragment(&zurl(&dir.join("hot.zarr"), ""), 0, &[32767.0, 1.0], "degC", None, None);
+    let m = dir.join("short.zarr");
+    units_master(&m, NC_SHORT, "K", &[2], &["hot.zarr"]);
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    let mut s = [0i16; 2];
+    assert_eq!(unsafe { nc_get_var_short(ncid, v, s.as_mut_ptr()) }, NC_ERANGE);
+    ok(
+        unsafe { nc_get_vara_short(ncid, v, [1].as_ptr(), [1].as_ptr(), s.as_mut_ptr()) },
+        "in range",
+    );
+    assert_eq!(s[0], 274);
+    ok(nc_close(ncid), "close");
+
+    // Units that no affine rule links: NC_EINVAL.
+    unit_fragment(&zurl(&dir.join("m.zarr"), ""), 0, &[1.0, 2.0], "m", None, None);
+    let m = dir.join("metres.zarr");
+    units_master(&m, NC_FLOAT, "K", &[2], &["m.zarr"]);
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(floats(ncid, v, 2), Err(NC_EINVAL));
+    ok(nc_close(ncid), "close");
+}
+
+#[test]
+fn time_units_are_converted_within_one_calendar() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    unit_fragment(
+        &zurl(&dir.join("a.zarr"), ""),
+        0,
+        &[0.0, 0.5],
+        "days since 2000-01-02",
+        None,
+        None,
+    );
+    unit_fragment(
+        dir.join("b.nc").to_str().unwrap(),
+        0,
+        &[90.0],
+        "minutes since 2000-01-01T00:00:00Z",
+        Some("gregorian"),
+        None,
+    );
+    let m = dir.join("m.zarr");
+    units_master(
+        &m,
+        NC_DOUBLE,
+        "hours since 2000-01-01 00:00",
+        &[2, 1],
+        &["a.zarr", "b.nc"],
+    );
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    let mut d = [0f64; 3];
+    ok(unsafe { nc_get_var_double(ncid, v, d.as_mut_ptr()) }, "double");
+    assert_eq!(d, [24.0, 36.0, 1.5]);
+    ok(nc_close(ncid), "close");
+
+    // 360-day calendar on both sides: a year is 360 days.
+    unit_fragment(
+        &zurl(&dir.join("c.zarr"), ""),
+        0,
+        &[0.0, 1.0],
+        "days since 2001-01-01",
+        Some("360_day"),
+        None,
+    );
+    let m = dir.join("m360.zarr");
+    {
+        let d = Def::create(&zurl(&m, ""), 0);
+        let t = d.dim("time", 2);
+        let f = d.dim("f", 1);
+        let j = d.dim("j", 1);
+        let v = d.var("v", NC_DOUBLE, &[]);
+        d.text(v, "aggregated_dimensions", "time");
+        d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+        d.text(v, "units", "days since 2000-01-01");
+        d.text(v, "calendar", "360_day");
+        let mv = d.var("fmap", NC_INT64, &[j, f]);
+        let uv = d.var("furis", NC_STRING, &[f]);
+        let iv = d.var("fid", NC_STRING, &[]);
+        let _ = t;
+        d.enddef();
+        d.int64s(mv, &[2]);
+        d.strings(uv, &["c.zarr"]);
+        d.strings(iv, &["v"]);
+        d.close();
+    }
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    let mut d = [0f64; 2];
+    ok(unsafe { nc_get_var_double(ncid, v, d.as_mut_ptr()) }, "360");
+    assert_eq!(d, [360.0, 361.0]);
+    ok(nc_close(ncid), "close");
+
+    // Calendars that differ (the master's is standard): NC_EINVAL.
+    let m = dir.join("mixed.zarr");
+    units_master(&m, NC_DOUBLE, "days since 2000-01-01", &[2], &["c.zarr"]);
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(unsafe { nc_get_var_double(ncid, v, d.as_mut_ptr()) }, NC_EINVAL);
+    ok(nc_close(ncid), "close");
+}

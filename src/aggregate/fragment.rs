@@ -96,6 +96,7 @@ pub struct FragVar {
     pub scale_factor: Option<f64>,
     pub add_offset: Option<f64>,
     pub units: Option<String>,
+    pub calendar: Option<String>,
 }
 
 impl FragVar {
@@ -235,10 +236,13 @@ impl Handle {
                 {
                     missing.extend(att_values_as(a.ty, b, v.ty));
                 }
-                let units = v.att("units").map(|a| match &a.value {
-                    crate::model::AttValue::Bytes(b) => text(b),
-                    crate::model::AttValue::Strings(s) => s.first().map(|x| text(x)).unwrap_or_default(),
-                });
+                let text_att = |name: &str| {
+                    v.att(name).map(|a| match &a.value {
+                        crate::model::AttValue::Bytes(b) => text(b),
+                        crate::model::AttValue::Strings(s) => s.first().map(|x| text(x)).unwrap_or_default(),
+                    })
+                };
+                let (units, calendar) = (text_att("units"), text_att("calendar"));
                 Ok(FragVar {
                     ty: v.ty,
                     shape: ds.var_shape(v),
@@ -246,6 +250,7 @@ impl Handle {
                     scale_factor: num("scale_factor"),
                     add_offset: num("add_offset"),
                     units,
+                    calendar,
                 })
             }
             Handle::NetCdf(f) => {
@@ -271,7 +276,8 @@ impl Handle {
                 if let Some((t, b)) = att("missing_value") {
                     missing.extend(att_values_as(t, &b, ty));
                 }
-                let units = att("units").filter(|(t, _)| *t == NcType::Char).map(|(_, b)| text(&b));
+                let text_att = |name: &str| att(name).filter(|(t, _)| *t == NcType::Char).map(|(_, b)| text(&b));
+                let (units, calendar) = (text_att("units"), text_att("calendar"));
                 Ok(FragVar {
                     ty,
                     shape,
@@ -279,6 +285,7 @@ impl Handle {
                     scale_factor: num("scale_factor"),
                     add_offset: num("add_offset"),
                     units,
+                    calendar,
                 })
             }
         }

@@ -19,6 +19,7 @@
 pub mod fragment;
 pub mod parse;
 pub mod source;
+pub mod units;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -374,6 +375,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             .att("units")
             .and_then(|a| text_of(&a.value))
             .map(|s| s.trim().to_string());
+        let calendar = v.att("calendar").and_then(|a| text_of(&a.value));
         let src = source::AggSource::new(
             p.agg,
             v.ty,
@@ -382,7 +384,8 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             master.base.clone(),
             master.uri.clone(),
             chain.clone(),
-        );
+        )
+        .with_calendar(calendar);
         v.dimids = p.dimids;
         v.chunks = shape.iter().map(|&n| n.max(1)).collect();
         v.codecs.clear();

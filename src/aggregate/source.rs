@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::fragment::{Base, FragVar, Handle, resolve};
 use super::parse::{Aggregation, Fragment};
+use super::units::{self, Affine};
 use crate::error::{NcError, NcResult};
 use crate::model::ExternalData;
 use crate::model::convert::convert;
@@ -28,6 +29,8 @@ pub struct AggSource {
     pub ty: NcType,
     pub fill: Vec<u8>,
     pub units: Option<String>,
+    /// The aggregation's `calendar` (for time units).
+    pub calendar: Option<String>,
     pub base: Base,
     /// The master itself, for fragments inside it (CFA-0.6.2).
     pub master: String,
@@ -156,11 +159,18 @@ impl AggSource {
             ty,
             fill,
             units,
+            calendar: None,
             base,
             master,
             ancestors,
             cache: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The aggregation's `calendar` attribute.
+    pub fn with_calendar(mut self, calendar: Option<String>) -> AggSource {
+        self.calendar = calendar;
+        self
     }
 
     /// The fragment's resolved dataset, None for constant and missing ones.
@@ -242,7 +252,7 @@ impl AggSource {
             );
         })?;
         let fv = h.describe(at)?;
-        self.check_fragment(&uri, &fv)?;
+        let affine = self.check_fragment(&uri, &fv)?;
         let keep = self.kept_dims(&uri, &fv, b.frag)?;
         let pick = |v: &[usize]| -> Vec<usize> { v.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect() };
         let (start, mut count, stride) = (pick(&b.local), pick(&b.count), pick(stride));
@@ -266,7 +276,7 @@ impl AggSource {
             return Ok(Values::Strings(h.read_strings(at, &start, &count, &stride)?));
         }
         let raw = h.read(at, &fv, &start, &count, &stride)?;
-        let vals = self.canonical(&fv, &raw, count.iter().product(), range)?;
+        let vals = self.canonical(&fv, affine, &raw, count.iter().product(), range)?;
         Ok(Values::Bytes(match widen {
             Some((have, want)) if have != want => {
                 let rows = count[..count.len() - 1].iter().product();
@@ -276,8 +286,9 @@ impl AggSource {
         }))
     }
 
-    /// Errors for a fragment this slice cannot bring to canonical form.
-    fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<()> {
+    /// Errors for a fragment that cannot be brought to canonical form;
+    /// the unit conversion it needs.
+    fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<Option<Affine>> {
         let same_kind = match self.ty {
             NcType::Char | NcType::String => fv.ty == self.ty,
             _ => fv.ty.is_numeric(),
@@ -291,16 +302,29 @@ impl AggSource {
             );
             return Err(NcError::BadType);
         }
-        if let (Some(a), Some(f)) = (&self.units, &fv.units)
-            && a != f
-        {
+        let (Some(a), Some(f)) = (&self.units, &fv.units) else {
+            return Ok(None);
+        };
+        if !self.ty.is_numeric() {
+            return if a.trim() == f.trim() {
+                Ok(None)
+            } else {
+                crate::nclog!(
+                    crate::log::Level::Error,
+                    "aggregation fragment {uri}: units {f:?} differ from the aggregation's {a:?}"
+                );
+                Err(NcError::Inval)
+            };
+        }
+        units::conversion(f, fv.calendar.as_deref(), a, self.calendar.as_deref()).map_err(|why| {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: units {f:?} differ from the aggregation's {a:?} (unit conversion is not built yet)"
+                "aggregation fragment {uri}: units {f:?} (calendar {:?}) cannot be converted to the aggregation's {a:?} (calendar {:?}): {why}",
+                fv.calendar,
+                self.calendar
             );
-            return Err(NcError::Inval);
-        }
-        Ok(())
+            NcError::Inval
+        })
     }
 
     /// Which aggregated dimensions the fragment variable has: all, or all
@@ -345,25 +369,55 @@ impl AggSource {
     }
 
     /// Fragment values (its own type) into the aggregated type: missing
-    /// values become the aggregation's fill value, packed values unpacked.
-    /// Chars are copied as they are.
-    fn canonical(&self, fv: &FragVar, raw: &[u8], n: usize, range: &mut bool) -> NcResult<Vec<u8>> {
+    /// values become the aggregation's fill value (never converted),
+    /// packed values unpacked, then units converted (in f64). Chars are
+    /// copied as they are.
+    fn canonical(
+        &self,
+        fv: &FragVar,
+        affine: Option<Affine>,
+        raw: &[u8],
+        n: usize,
+        range: &mut bool,
+    ) -> NcResult<Vec<u8>> {
         if self.ty == NcType::Char {
             return Ok(raw.to_vec());
         }
         let (fs, es) = (fv.ty.size(), self.ty.size());
+        // Missing values are found first and converted as zeros (so they
+        // raise no NC_ERANGE), then written as the fill value.
+        let missing: Vec<bool> = raw
+            .chunks_exact(fs)
+            .map(|v| fv.missing.iter().any(|m| m.as_slice() == v))
+            .collect();
+        let zeroed;
+        let raw = if missing.contains(&true) {
+            let mut r = raw.to_vec();
+            for (x, _) in r.chunks_exact_mut(fs).zip(&missing).filter(|(_, m)| **m) {
+                x.fill(0);
+            }
+            zeroed = r;
+            &zeroed[..]
+        } else {
+            raw
+        };
         let mut out = vec![0u8; n * es];
-        if fv.packed() {
+        if fv.packed() || affine.is_some() {
             let mut d = vec![0u8; n * 8];
             match convert(fv.ty, raw, NcType::Double, &mut d) {
                 Ok(()) | Err(NcError::Range) => {}
                 Err(e) => return Err(e),
             }
             let (s, o) = (fv.scale_factor.unwrap_or(1.0), fv.add_offset.unwrap_or(0.0));
-            for i in 0..n {
-                let v = f64::from_ne_bytes(d[i * 8..i * 8 + 8].try_into().map_err(|_| NcError::Internal)?);
-                let u = (v * s + o).to_ne_bytes();
-                d[i * 8..i * 8 + 8].copy_from_slice(&u);
+            let u = affine.unwrap_or(Affine {
+                scale: 1.0,
+                offset: 0.0,
+            });
+            for x in d.chunks_exact_mut(8) {
+                let v = f64::from_ne_bytes(x.try_into().map_err(|_| NcError::Internal)?);
+                let v = if fv.packed() { v * s + o } else { v };
+                let v = if affine.is_some() { v * u.scale + u.offset } else { v };
+                x.copy_from_slice(&v.to_ne_bytes());
             }
             match convert(NcType::Double, &d, self.ty, &mut out) {
                 Ok(()) => {}
@@ -377,13 +431,8 @@ impl AggSource {
                 Err(e) => return Err(e),
             }
         }
-        if !fv.missing.is_empty() {
-            for i in 0..n {
-                let v = &raw[i * fs..(i + 1) * fs];
-                if fv.missing.iter().any(|m| m.as_slice() == v) {
-                    out[i * es..(i + 1) * es].copy_from_slice(&self.fill);
-                }
-            }
+        for (x, _) in out.chunks_exact_mut(es).zip(&missing).filter(|(_, m)| **m) {
+            x.copy_from_slice(&self.fill);
         }
         Ok(out)
     }
