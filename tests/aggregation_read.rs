@@ -566,3 +566,98 @@ fn time_units_are_converted_within_one_calendar() {
     assert_eq!(unsafe { nc_get_var_double(ncid, v, d.as_mut_ptr()) }, NC_EINVAL);
     ok(nc_close(ncid), "close");
 }
+
+#[test]
+fn empty_aggregations_and_zero_size_fragments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // An unlimited aggregated dimension of length 0: no fragment along it.
+    let m = dir.join("empty.zarr");
+    {
+        let d = Def::create(&zurl(&m, ""), 0);
+        let t = d.dim("time", NC_UNLIMITED);
+        let j = d.dim("j", 1);
+        let i = d.dim("i", 1);
+        let v = d.var("v", NC_FLOAT, &[]);
+        d.text(v, "aggregated_dimensions", "time");
+        d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+        let tv = d.var("time", NC_DOUBLE, &[t]);
+        let mv = d.var("fmap", NC_INT64, &[j, i]);
+        let uv = d.var("furis", NC_STRING, &[i]);
+        let iv = d.var("fid", NC_STRING, &[]);
+        let _ = tv;
+        d.enddef();
+        d.int64s(mv, &[-9223372036854775806]);
+        d.strings(uv, &[""]);
+        d.strings(iv, &["v"]);
+        d.close();
+    }
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![0]);
+    let mut unlimited = -1;
+    ok(unsafe { nc_inq_unlimdim(ncid, &mut unlimited) }, "unlimdim");
+    let mut dimid = -2;
+    ok(unsafe { nc_inq_vardimid(ncid, v, &mut dimid) }, "dimids");
+    assert_eq!(dimid, unlimited);
+    assert_eq!(floats(ncid, v, 0), Ok(vec![]));
+    let tv = varid(ncid, "time");
+    let mut y = 0f64;
+    assert_eq!(
+        unsafe { nc_get_vara_double(ncid, tv, [0].as_ptr(), [1].as_ptr(), &mut y) },
+        -40
+    );
+    let mut x = 0f32;
+    ok(
+        unsafe { nc_get_vara_float(ncid, v, [0].as_ptr(), [0].as_ptr(), &mut x) },
+        "nothing",
+    );
+    assert_eq!(
+        unsafe { nc_get_vara_float(ncid, v, [0].as_ptr(), [1].as_ptr(), &mut x) },
+        -40,
+        "NC_EINVALCOORDS past the end, as for the time variable beside it"
+    );
+    ok(nc_close(ncid), "close");
+
+    // A zero-size fragment between two others: never opened (its dataset
+    // does not exist).
+    unit_fragment(&zurl(&dir.join("a.zarr"), ""), 0, &[1.0, 2.0], "K", None, None);
+    unit_fragment(&zurl(&dir.join("c.zarr"), ""), 0, &[3.0], "K", None, None);
+    let m = dir.join("zero.zarr");
+    units_master(&m, NC_FLOAT, "K", &[2, 0, 1], &["a.zarr", "nothere.zarr", "c.zarr"]);
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![3]);
+    assert_eq!(floats(ncid, v, 3), Ok(vec![1.0, 2.0, 3.0]));
+    let mut two = [0f32; 2];
+    ok(
+        unsafe { nc_get_vars_float(ncid, v, [0].as_ptr(), [2].as_ptr(), [2].as_ptr(), two.as_mut_ptr()) },
+        "strided over the empty fragment",
+    );
+    assert_eq!(two, [1.0, 3.0]);
+    ok(nc_close(ncid), "close");
+
+    // A map that does not sum to the dimension: shown as stored.
+    let m = dir.join("badsum.zarr");
+    {
+        let d = Def::create(&zurl(&m, ""), 0);
+        d.dim("time", 3);
+        let f = d.dim("f", 3);
+        let j = d.dim("j", 1);
+        let v = d.var("v", NC_FLOAT, &[]);
+        d.text(v, "aggregated_dimensions", "time");
+        d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+        let mv = d.var("fmap", NC_INT64, &[j, f]);
+        let uv = d.var("furis", NC_STRING, &[f]);
+        let iv = d.var("fid", NC_STRING, &[]);
+        d.enddef();
+        d.int64s(mv, &[2, 0, 0]);
+        d.strings(uv, &["a.zarr", "a.zarr", "c.zarr"]);
+        d.strings(iv, &["v"]);
+        d.close();
+    }
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), Vec::<usize>::new());
+    ok(nc_close(ncid), "close");
+}

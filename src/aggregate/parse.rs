@@ -322,7 +322,10 @@ pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn 
         .try_fold(1usize, |a, &k| a.checked_mul(k))
         .filter(|&n| n <= MAX_FRAGMENTS)
         .ok_or("too many fragments")?;
-    let fragments = if let Some(v) = &roles.values {
+    let fragments = if total == 0 {
+        // Nothing to read: the tables are not looked at.
+        Vec::new()
+    } else if let Some(v) = &roles.values {
         let vals = t.values(v)?;
         check_table_shape(&vals.shape, &grid, false, v)?;
         vals.data
@@ -368,7 +371,9 @@ fn fragment_sizes(map: &Table<Option<i64>>, shape: &[usize]) -> Result<Vec<Vec<u
             sum += s as u128;
             sizes.push(s);
         }
-        if sizes.is_empty() || sum != shape[d] as u128 {
+        // A dimension of length 0 (an unlimited one not written yet) may
+        // have no fragment along it.
+        if (sizes.is_empty() && shape[d] != 0) || sum != shape[d] as u128 {
             return Err(format!(
                 "fragment sizes of dimension {d} sum to {sum}, not its length {}",
                 shape[d]
@@ -706,6 +711,46 @@ mod tests {
         m.strings.insert("i".into(), strs(&[], &["v"]));
         let a = describe(e, &dims, &roles, &mut m).unwrap();
         assert_eq!((a.shape.len(), a.fragments.len()), (0, 1));
+    }
+
+    #[test]
+    fn empty_dimensions_and_zero_size_fragments() {
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap uris: furis identifiers: fid"));
+        // time of length 0, no fragment along it: a grid of none, the
+        // other tables not looked at.
+        let mut m = grid_tables();
+        m.dims.insert("time".into(), 0);
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[None, None, Some(1), Some(2)]));
+        m.strings.clear();
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!((a.sizes.clone(), a.fragments.len()), (vec![vec![], vec![1, 2]], 0));
+        // A zero-size fragment among others.
+        let mut m = grid_tables();
+        m.ints.insert(
+            "fmap".into(),
+            ints(&[2, 3], &[Some(2), Some(0), Some(3), Some(1), Some(2), None]),
+        );
+        m.strings.insert(
+            "furis".into(),
+            strs(&[3, 2], &["a.nc", "b.nc", "c.nc", "d.nc", "e.nc", "f.nc"]),
+        );
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!(
+            (a.sizes.clone(), a.fragments.len()),
+            (vec![vec![2, 0, 3], vec![1, 2]], 6)
+        );
+        // No fragment along a dimension that is not empty: refused.
+        let mut m = grid_tables();
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[None, None, Some(1), Some(2)]));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("sum"));
+        // Sizes of an empty dimension that are not all zero: refused.
+        let mut m = grid_tables();
+        m.dims.insert("time".into(), 0);
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[Some(0), Some(1), Some(1), Some(2)]));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("sum"));
     }
 
     #[test]
