@@ -661,3 +661,170 @@ fn empty_aggregations_and_zero_size_fragments() {
     assert_eq!(shape(ncid, v), Vec::<usize>::new());
     ok(nc_close(ncid), "close");
 }
+
+const NC_EPERM_: c_int = -37;
+
+/// `inside/master.zarr` over five one-value fragments: one inside its
+/// directory, one above it (`..`), one by absolute path, one on S3, one on
+/// HTTPS; and `inside/top.zarr` whose one fragment is a nested master
+/// (`inside/nested.zarr`) with a fragment above the directory.
+fn confinement_tree(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let inside = dir.join("inside");
+    std::fs::create_dir_all(inside.join("sub")).unwrap();
+    unit_fragment(&zurl(&inside.join("f.zarr"), ""), 0, &[1.0], "K", None, None);
+    unit_fragment(&zurl(&dir.join("outside.zarr"), ""), 0, &[2.0], "K", None, None);
+    let abs = inside.join("f.zarr").display().to_string();
+    let m = inside.join("master.zarr");
+    master(
+        &zurl(&m, ""),
+        &Master {
+            ty: NC_FLOAT,
+            sizes: &[1, 1, 1, 1, 1],
+            uris: &[
+                "f.zarr",
+                "sub/../../outside.zarr",
+                &abs,
+                "s3://bucket/x.zarr#mode=nczarr,s3",
+                "https://example.invalid/x.nc#mode=bytes",
+            ],
+            own: None,
+            extra: None,
+            units: None,
+        },
+    );
+    let one = |path: &Path, uri: &str| {
+        master(
+            &zurl(path, ""),
+            &Master {
+                ty: NC_FLOAT,
+                sizes: &[1],
+                uris: &[uri],
+                own: None,
+                extra: None,
+                units: None,
+            },
+        )
+    };
+    one(&inside.join("nested.zarr"), "../outside.zarr");
+    let top = inside.join("top.zarr");
+    one(&top, "nested.zarr#mode=nczarr,file,aggregation_uris=any");
+    (m, top)
+}
+
+fn one_value(ncid: c_int, v: c_int, i: usize) -> Result<f32, c_int> {
+    let mut x = 0f32;
+    match unsafe { nc_get_var1_float(ncid, v, [i].as_ptr(), &mut x) } {
+        0 => Ok(x),
+        e => Err(e),
+    }
+}
+
+/// What the master and the nested one read with `key` added to the URL.
+fn confinement_reads(m: &Path, top: &Path, key: &str) -> (Vec<Result<f32, c_int>>, Result<f32, c_int>) {
+    let ncid = open(&zurl(m, key));
+    let v = varid(ncid, "v");
+    // The remote fragments are read only when they must be refused (no
+    // network is contacted by these tests).
+    let by_env = std::env::var("NCZARR_AGGREGATION_URIS").is_ok_and(|v| v != "any");
+    let n = if key.contains("=confined") || (by_env && !key.contains("=any")) {
+        5
+    } else {
+        3
+    };
+    let got = (0..n).map(|i| one_value(ncid, v, i)).collect();
+    ok(nc_close(ncid), "close");
+    let ncid = open(&zurl(top, key));
+    let v = varid(ncid, "v");
+    let nested = one_value(ncid, v, 0);
+    ok(nc_close(ncid), "close");
+    (got, nested)
+}
+
+#[test]
+fn confined_fragment_uris_by_mode_key() {
+    if std::env::var_os("NCZARR_AGGREGATION_URIS").is_some() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, top) = confinement_tree(tmp.path());
+    // Not confined: the escapes are followed.
+    let (got, nested) = confinement_reads(&m, &top, "");
+    assert_eq!(got[..3], [Ok(1.0), Ok(2.0), Ok(1.0)]);
+    assert_eq!(nested, Ok(2.0));
+    // Confined: only the fragment inside the directory is read; the others
+    // are NC_EPERM, remote ones too (never contacted), and the nested
+    // master's escape as well, whatever its own URL says.
+    let (got, nested) = confinement_reads(&m, &top, ",aggregation_uris=confined");
+    assert_eq!(
+        got,
+        [Ok(1.0), Err(NC_EPERM_), Err(NC_EPERM_), Err(NC_EPERM_), Err(NC_EPERM_)]
+    );
+    assert_eq!(nested, Err(NC_EPERM_));
+    // A read that touches a refused fragment fails as a whole.
+    let ncid = open(&zurl(&m, ",aggregation_uris=confined"));
+    let v = varid(ncid, "v");
+    assert_eq!(floats(ncid, v, 5), Err(NC_EPERM_));
+    ok(nc_close(ncid), "close");
+}
+
+/// Run `name` of this test binary again with `NCZARR_AGGREGATION_URIS` set.
+fn rerun_with_env(name: &str, value: &str, dir: &Path) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", name, "--test-threads=1"])
+        .env("NCZARR_AGGREGATION_URIS", value)
+        .env("AGG_TEST_DIR", dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn confined_fragment_uris_by_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    confinement_tree(tmp.path());
+    rerun_with_env("env_confined_child", "confined", tmp.path());
+    rerun_with_env("env_any_child", "any", tmp.path());
+    // A value that is neither: confined (fails closed).
+    rerun_with_env("env_confined_child", "yes", tmp.path());
+}
+
+#[test]
+#[ignore = "run by confined_fragment_uris_by_environment"]
+fn env_confined_child() {
+    let Some(dir) = std::env::var_os("AGG_TEST_DIR") else {
+        return;
+    };
+    let inside = Path::new(&dir).join("inside");
+    let (got, nested) = confinement_reads(&inside.join("master.zarr"), &inside.join("top.zarr"), "");
+    assert_eq!(
+        got,
+        [Ok(1.0), Err(NC_EPERM_), Err(NC_EPERM_), Err(NC_EPERM_), Err(NC_EPERM_)]
+    );
+    assert_eq!(nested, Err(NC_EPERM_));
+    // The caller's own mode key overrides the environment for its dataset
+    // (not for the nested master, whose key comes from the master's text:
+    // here the top master's key allows, the nested one's is `any` anyway).
+    let (got, _) = confinement_reads(
+        &inside.join("master.zarr"),
+        &inside.join("top.zarr"),
+        ",aggregation_uris=any",
+    );
+    assert_eq!(got[..3], [Ok(1.0), Ok(2.0), Ok(1.0)]);
+}
+
+#[test]
+#[ignore = "run by confined_fragment_uris_by_environment"]
+fn env_any_child() {
+    let Some(dir) = std::env::var_os("AGG_TEST_DIR") else {
+        return;
+    };
+    let inside = Path::new(&dir).join("inside");
+    let (got, nested) = confinement_reads(&inside.join("master.zarr"), &inside.join("top.zarr"), "");
+    assert_eq!(got[..3], [Ok(1.0), Ok(2.0), Ok(1.0)]);
+    assert_eq!(nested, Ok(2.0));
+}

@@ -85,6 +85,59 @@ pub fn resolve(base: &Base, uri: &str) -> String {
     }
 }
 
+/// Why a fragment URI is refused when fragment URIs are confined to the
+/// master's directory (`base`): an absolute path (`file:///x` too), any
+/// scheme (`s3:`, `https:`...; `file:` only with a relative path), a path
+/// that leaves `base` with `..` (checked on the text, segment by segment:
+/// symbolic links are not looked at, so a link inside the directory that
+/// points outside is followed), an encoded dot (`%2e`), or a `#mode=` that
+/// names remote storage. Ok when it may be opened.
+pub fn check_confined(base: &Base, uri: &str) -> Result<(), String> {
+    let mut rel = uri;
+    if has_scheme(uri) {
+        match uri.split_once(':') {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("file") => rel = rest,
+            Some((scheme, _)) => return Err(format!("scheme {scheme}: is not allowed")),
+            None => return Err("no scheme".into()),
+        }
+    }
+    let (path, frag) = rel.split_once('#').unwrap_or((rel, ""));
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Err("an absolute path".into());
+    }
+    if path.is_empty() {
+        return Err("an empty path".into());
+    }
+    if path.to_ascii_lowercase().contains("%2e") {
+        return Err("an encoded dot".into());
+    }
+    let mut depth = 0usize;
+    for seg in path.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or("a path that leaves the master's directory")?
+            }
+            _ => depth += 1,
+        }
+    }
+    if depth == 0 {
+        return Err("the master's directory itself".into());
+    }
+    let remote = ["s3", "gs3", "http", "https", "bytes"];
+    let modes = frag.strip_prefix("mode=").unwrap_or("");
+    if matches!(base, Base::Dir(_))
+        && modes
+            .split(',')
+            .any(|m| remote.iter().any(|r| m.trim().eq_ignore_ascii_case(r)))
+    {
+        return Err("a #mode= that names remote storage".into());
+    }
+    Ok(())
+}
+
 /// What canonical form needs of a fragment variable.
 #[derive(Debug, Clone)]
 pub struct FragVar {
@@ -153,13 +206,13 @@ fn text(bytes: &[u8]) -> String {
 impl Handle {
     /// Open the fragment dataset at `uri` (resolved), `ancestors` being the
     /// masters that lead to it (for nested aggregations).
-    pub fn open(uri: &str, ancestors: &[String]) -> NcResult<Handle> {
+    pub fn open(uri: &str, ancestors: &[String], confined: bool) -> NcResult<Handle> {
         let missing = || {
             crate::nclog!(crate::log::Level::Error, "aggregation fragment {uri}: no such dataset");
             NcError::NoObject
         };
         if crate::api::is_zarr(uri, false) {
-            let ds = crate::api::open_view(uri, 0, ancestors).map_err(|e| {
+            let ds = crate::api::open_view_confined(uri, 0, ancestors, confined).map_err(|e| {
                 if e == NcError::NoObject {
                     missing()
                 } else {
@@ -415,5 +468,48 @@ mod tests {
             "s3://bucket/dir/f1.zarr#mode=zarr,s3"
         );
         assert!(!has_scheme("C:/x") && has_scheme("file:x") && !has_scheme("a/b:c"));
+    }
+
+    #[test]
+    fn confined_uris_stay_in_the_masters_directory() {
+        let b = Base::of_master("/data/run/master.zarr", true);
+        for ok in [
+            "a.nc",
+            "./sub/a.nc",
+            "sub/../a.nc",
+            "sub//x/../../b.zarr",
+            "a.zarr#mode=nczarr,file",
+            "file:a.nc",
+            "..a.nc",
+        ] {
+            assert_eq!(check_confined(&b, ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "../a.nc",
+            "sub/../../a.nc",
+            "./..",
+            "a/../..//x.nc",
+            "/data/run/a.nc",
+            "file:///data/run/a.nc",
+            "file:/data/run/a.nc",
+            "file://host/a.nc",
+            "s3://bucket/a.zarr",
+            "S3://bucket/a.zarr",
+            "https://host/a.nc#mode=bytes",
+            "http://host/a.nc",
+            "a.zarr#mode=nczarr,s3",
+            "%2e%2e/a.nc",
+            "sub/%2E%2E/%2e%2e/a.nc",
+            "..\\a.nc",
+            "",
+            ".",
+            "sub/..",
+        ] {
+            assert!(check_confined(&b, bad).is_err(), "{bad}");
+        }
+        // A master on S3: relative references stay under its prefix.
+        let u = Base::of_master("s3://bucket/dir/master.zarr", false);
+        assert_eq!(check_confined(&u, "f1.zarr#mode=zarr,s3"), Ok(()));
+        assert!(check_confined(&u, "../other/f1.zarr#mode=zarr,s3").is_err());
     }
 }

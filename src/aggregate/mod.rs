@@ -38,6 +38,29 @@ pub const ENV_VIEW: &str = "NCZARR_AGGREGATION";
 /// Most values a fragment table may hold.
 const MAX_TABLE_VALUES: usize = 1 << 24;
 
+/// The environment variable that confines fragment URIs everywhere
+/// (`confined`; `any`, the default, does not).
+pub const ENV_URIS: &str = "NCZARR_AGGREGATION_URIS";
+
+/// Whether `NCZARR_AGGREGATION_URIS=confined` confines fragment URIs to
+/// their master's directory. Another value than `confined` or `any` is
+/// taken as `confined`, with a log line: a safety switch fails closed.
+pub fn confined_by_env() -> bool {
+    match std::env::var(ENV_URIS) {
+        Err(_) => false,
+        Ok(v) if v.trim().eq_ignore_ascii_case("any") || v.trim().is_empty() => false,
+        Ok(v) => {
+            if !v.trim().eq_ignore_ascii_case("confined") {
+                crate::nclog!(
+                    crate::log::Level::Warn,
+                    "{ENV_URIS}={v:?} is neither confined nor any; taken as confined"
+                );
+            }
+            true
+        }
+    }
+}
+
 /// Whether `NCZARR_AGGREGATION=raw` asks for the stored view everywhere.
 pub fn raw_by_env() -> bool {
     std::env::var(ENV_VIEW).is_ok_and(|v| v.trim().eq_ignore_ascii_case("raw"))
@@ -50,6 +73,9 @@ pub struct MasterAt {
     pub uri: String,
     /// Where relative fragment URIs resolve.
     pub base: Base,
+    /// Fragment URIs must stay inside `base` (relative, no `..` above it,
+    /// no scheme): see [`fragment::check_confined`].
+    pub confined: bool,
 }
 
 fn text_of(value: &AttValue) -> Option<String> {
@@ -385,7 +411,8 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             master.uri.clone(),
             chain.clone(),
         )
-        .with_calendar(calendar);
+        .with_calendar(calendar)
+        .with_confined(master.confined);
         v.dimids = p.dimids;
         v.chunks = shape.iter().map(|&n| n.max(1)).collect();
         v.codecs.clear();

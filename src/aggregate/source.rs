@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::fragment::{Base, FragVar, Handle, resolve};
+use super::fragment::{Base, FragVar, Handle, check_confined, resolve};
 use super::parse::{Aggregation, Fragment};
 use super::units::{self, Affine};
 use crate::error::{NcError, NcResult};
@@ -34,6 +34,8 @@ pub struct AggSource {
     pub base: Base,
     /// The master itself, for fragments inside it (CFA-0.6.2).
     pub master: String,
+    /// Fragment URIs must stay inside the master's directory.
+    pub confined: bool,
     /// The masters that lead here, this one last (cycles and depth).
     pub ancestors: Vec<String>,
     /// Open fragment datasets by resolved URI, most recently used last.
@@ -160,6 +162,7 @@ impl AggSource {
             fill,
             units,
             calendar: None,
+            confined: false,
             base,
             master,
             ancestors,
@@ -170,6 +173,12 @@ impl AggSource {
     /// The aggregation's `calendar` attribute.
     pub fn with_calendar(mut self, calendar: Option<String>) -> AggSource {
         self.calendar = calendar;
+        self
+    }
+
+    /// Whether fragment URIs must stay inside the master's directory.
+    pub fn with_confined(mut self, confined: bool) -> AggSource {
+        self.confined = confined;
         self
     }
 
@@ -208,7 +217,7 @@ impl AggSource {
             );
             return Err(NcError::Inval);
         }
-        let h = Arc::new(Handle::open(uri, &self.ancestors)?);
+        let h = Arc::new(Handle::open(uri, &self.ancestors, self.confined)?);
         let mut c = self.cache.lock().map_err(|_| NcError::Internal)?;
         if c.len() >= CACHE_HANDLES {
             c.remove(0);
@@ -242,7 +251,20 @@ impl AggSource {
         let (uri, identifier) = match &self.agg.fragments[b.frag] {
             Fragment::Missing => return Ok(repeat(&self.fill)),
             Fragment::Constant(v) => return Ok(repeat(v)),
-            f @ Fragment::Dataset { identifier, .. } => (self.uri_of(f).unwrap_or_default(), identifier),
+            f @ Fragment::Dataset { uri, identifier } => {
+                if self.confined
+                    && let Some(u) = uri
+                    && let Err(why) = check_confined(&self.base, u)
+                {
+                    crate::nclog!(
+                        crate::log::Level::Error,
+                        "{}: aggregation fragment {u:?} refused ({why}): fragment URIs are confined to the master's directory",
+                        self.master
+                    );
+                    return Err(NcError::Perm);
+                }
+                (self.uri_of(f).unwrap_or_default(), identifier)
+            }
         };
         let h = self.handle(&uri)?;
         let at = h.find(identifier).inspect_err(|_| {

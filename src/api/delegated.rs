@@ -52,6 +52,7 @@ pub fn adopt(path: &str, ext: i32) -> NcResult<Adopted> {
         let master = crate::aggregate::MasterAt {
             uri: path.to_string(),
             base: crate::aggregate::fragment::Base::of_master(path, !path.contains("://")),
+            confined: crate::aggregate::confined_by_env(),
         };
         crate::aggregate::expand(&mut ds, &master, &[]).map_err(|e| format!("{e:?}"))?;
         let expanded = ds
