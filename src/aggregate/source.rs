@@ -357,10 +357,7 @@ impl AggSource {
         let mut want = self.fragment_shape(frag);
         let mut have = fv.shape.clone();
         let short_last = if self.agg.padded_last {
-            match (want.pop(), have.pop()) {
-                (Some(w), Some(h)) if h <= w => true,
-                _ => false,
-            }
+            matches!((want.pop(), have.pop()), (Some(w), Some(h)) if h <= w)
         } else {
             true
         };
