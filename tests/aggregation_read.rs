@@ -828,3 +828,93 @@ fn env_any_child() {
     assert_eq!(got[..3], [Ok(1.0), Ok(2.0), Ok(1.0)]);
     assert_eq!(nested, Ok(2.0));
 }
+
+/// The CFA-0.4 partition matrix of a 5 x 3 `tas` in three partitions
+/// along time (sizes 2, 2, 1; the middle one absent), S3netCDF4's form
+/// (inclusive locations).
+const CFA_ARRAY: &str = r#"{
+  "pmshape": [3, 1],
+  "pmdimensions": ["time", "lat"],
+  "Partitions": [
+    {"index": [0, 0], "location": [[0, 1], [0, 2]],
+     "subarray": {"ncvar": "tas", "file": "p0.zarr#mode=nczarr,file", "format": "NCZARR", "shape": [2, 3]}},
+    {"index": [2, 0], "location": [[4, 4], [0, 2]],
+     "subarray": {"ncvar": "/tas", "file": "p2.nc", "format": "NETCDF4", "shape": [1, 3]}}
+  ]
+}"#;
+
+/// A fragment `tas(time, lat)` of float values.
+fn tas_fragment(path: &str, cmode: c_int, nt: usize, vals: &[f32]) {
+    let d = Def::create(path, cmode);
+    let t = d.dim("time", nt);
+    let l = d.dim("lat", 3);
+    let v = d.var("tas", NC_FLOAT, &[t, l]);
+    d.enddef();
+    d.floats(v, vals);
+    d.close();
+}
+
+/// A CFA-0.4 master at `path` (a Zarr URL or a netCDF-4 path).
+fn cfa04_master(path: &str, cmode: c_int, json: &str) {
+    let d = Def::create(path, cmode);
+    d.dim("time", 5);
+    d.dim("lat", 3);
+    let tas = d.var("tas", NC_FLOAT, &[]);
+    d.float_att(tas, "_FillValue", -1.0);
+    d.text(tas, "units", "K");
+    d.text(tas, "cf_role", "cfa_variable");
+    d.text(tas, "cfa_dimensions", "time lat");
+    d.text(tas, "cfa_array", json);
+    d.enddef();
+    d.close();
+}
+
+fn check_cfa04(ncid: c_int) {
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), vec![5, 3]);
+    let mut want: Vec<f32> = (0..6).map(|k| k as f32).collect();
+    want.extend([-1.0; 6]);
+    want.extend([12.0, 13.0, 14.0]);
+    assert_eq!(floats(ncid, v, 15).unwrap(), want);
+    let mut n = 0;
+    assert_eq!(
+        unsafe { nc_inq_attlen(ncid, v, c("cfa_array").as_ptr(), &mut n) },
+        NC_ENOTATT
+    );
+    assert_eq!(
+        unsafe { nc_inq_attlen(ncid, v, c("cf_role").as_ptr(), &mut n) },
+        NC_ENOTATT
+    );
+    let mut a = vec![0u8; 64];
+    ok(
+        unsafe { nc_get_att_text(ncid, NC_GLOBAL, c("_Aggregation").as_ptr(), a.as_mut_ptr().cast()) },
+        "_Aggregation",
+    );
+    assert!(a.starts_with(b"CFA-0.4"));
+}
+
+#[test]
+fn cfa_0_4_masters_in_nczarr_and_netcdf4() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tas_fragment(&zurl(&dir.join("p0.zarr"), ""), 0, 2, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    tas_fragment(dir.join("p2.nc").to_str().unwrap(), NC_NETCDF4, 1, &[12.0, 13.0, 14.0]);
+    let m = dir.join("m.zarr");
+    cfa04_master(&zurl(&m, ""), 0, CFA_ARRAY);
+    let ncid = open(&zurl(&m, ""));
+    check_cfa04(ncid);
+    ok(nc_close(ncid), "close");
+    let m4 = dir.join("m4.nc");
+    cfa04_master(m4.to_str().unwrap(), NC_NETCDF4, CFA_ARRAY);
+    let ncid = open(m4.to_str().unwrap());
+    check_cfa04(ncid);
+    ok(nc_close(ncid), "close");
+    // Hostile matrices are shown as stored: an index outside pmshape.
+    let bad = CFA_ARRAY.replace("\"index\": [2, 0]", "\"index\": [3, 0]");
+    let mb = dir.join("bad.zarr");
+    cfa04_master(&zurl(&mb, ""), 0, &bad);
+    let ncid = open(&zurl(&mb, ""));
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), Vec::<usize>::new());
+    ok(nc_close(ncid), "close");
+}

@@ -29,7 +29,7 @@ use crate::model::convert::convert;
 use crate::model::types::NcType;
 use crate::model::{AttValue, Dataset, Var};
 use fragment::Base;
-use parse::{AggAtts, Detected, Table, Tables};
+use parse::{AggAtts, Detected, Encoding, Table, Tables};
 
 /// How deep aggregations may nest (a fragment that is itself a master).
 pub const MAX_DEPTH: usize = 8;
@@ -93,6 +93,7 @@ fn agg_atts(v: &Var) -> AggAtts {
         cf_role: t("cf_role"),
         cfa_group: t("cfa_group"),
         cfa_array: t("cfa_array"),
+        cfa_dimensions: t("cfa_dimensions"),
     }
 }
 
@@ -340,6 +341,27 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                     names.insert(format!("{} (not expanded)", e.name()));
                 }
                 Detected::Invalid(why) => log(&why),
+                Detected::Cfa04 { dims, json } => {
+                    let result = if v.is_scalar() {
+                        parse::describe_cfa04(&dims, &json, &mut |d| find_dim(ds, g, d).map(|d| ds.dims[d].len))
+                    } else {
+                        Err("the aggregation variable is not a scalar".to_string())
+                    };
+                    match result {
+                        Ok(agg) => {
+                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).collect();
+                            names.insert(Encoding::Cfa04.name().to_string());
+                            plans.push(Plan {
+                                grp: g,
+                                var: i,
+                                agg,
+                                dimids,
+                                tables: Vec::new(),
+                            });
+                        }
+                        Err(why) => log(&why),
+                    }
+                }
                 Detected::Terms { encoding, dims, roles } => {
                     let ty = v.ty;
                     let tables: Vec<(usize, usize)> =
@@ -418,7 +440,10 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
         v.codecs.clear();
         v.contiguous = false;
         v.chain = None;
-        v.atts.retain(|a| !parse::AGG_ATT_NAMES.contains(&a.name.as_str()));
+        v.atts.retain(|a| {
+            !parse::AGG_ATT_NAMES.contains(&a.name.as_str())
+                && !(a.name == "cf_role" && text_of(&a.value).is_some_and(|r| r.trim() == "cfa_variable"))
+        });
         v.external = Some(Arc::new(src));
         hidden.extend(
             p.tables
