@@ -104,10 +104,9 @@ fn master(path: &str, m: &Master) {
         d.text(v, "units", u);
     }
     let mv = d.var("fmap", NC_INT64, &[j, i]);
-    let shaped: Vec<c_int> = if m.extra.is_some() {
-        vec![d.dim("fa", m.sizes.len()), d.dim("fb", m.extra.unwrap().2.len())]
-    } else {
-        vec![f]
+    let shaped: Vec<c_int> = match m.extra {
+        Some((_, _, row)) => vec![d.dim("fa", m.sizes.len()), d.dim("fb", row.len())],
+        None => vec![f],
     };
     let uv = d.var("furis", NC_STRING, &shaped);
     let iv = d.var("fid", NC_STRING, &[]);

@@ -440,10 +440,11 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
         v.codecs.clear();
         v.contiguous = false;
         v.chain = None;
-        v.atts.retain(|a| {
-            !parse::AGG_ATT_NAMES.contains(&a.name.as_str())
-                && !(a.name == "cf_role" && text_of(&a.value).is_some_and(|r| r.trim() == "cfa_variable"))
-        });
+        let cfa_role = |a: &crate::model::Att| {
+            a.name == "cf_role" && text_of(&a.value).is_some_and(|r| r.trim() == "cfa_variable")
+        };
+        v.atts
+            .retain(|a| !(parse::AGG_ATT_NAMES.contains(&a.name.as_str()) || cfa_role(a)));
         v.external = Some(Arc::new(src));
         hidden.extend(
             p.tables
