@@ -1057,7 +1057,7 @@ mod tests {
                 "partitions for a grid",
             ),
             (doc("[1, 1]", &[part("[0, 0]", "[[0, 4]]")]), "location"),
-            (doc("[1, 1]", &[part("[0, 0]", "[[4, 0], [0, 2]]")]), "disagrees"),
+            (doc("[1, 1]", &[part("[0, 0]", "[[4, 0], [0, 2]]")]), "ends before"),
             (doc("[1, 1]", &[part("[0, 0]", "[[0, -4], [0, 2]]")]), "non-integer"),
             (doc("[2000000, 2]", &[]), "too many"),
             (doc("[1]", &[]), "pmdimensions"),
