@@ -1063,7 +1063,7 @@ mod tests {
             (doc("[1]", &[]), "pmdimensions"),
             (
                 doc("[1, 1]", &[part("[0, 0]", "[[0, 18446744073709551615], [0, 2]]")]),
-                "disagrees",
+                "too large",
             ),
         ] {
             let e = cfa04(&json).unwrap_err();
