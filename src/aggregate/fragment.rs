@@ -85,6 +85,59 @@ pub fn resolve(base: &Base, uri: &str) -> String {
     }
 }
 
+/// Why a fragment URI is refused when fragment URIs are confined to the
+/// master's directory (`base`): an absolute path (`file:///x` too), any
+/// scheme (`s3:`, `https:`...; `file:` only with a relative path), a path
+/// that leaves `base` with `..` (checked on the text, segment by segment:
+/// symbolic links are not looked at, so a link inside the directory that
+/// points outside is followed), an encoded dot (`%2e`), or a `#mode=` that
+/// names remote storage. Ok when it may be opened.
+pub fn check_confined(base: &Base, uri: &str) -> Result<(), String> {
+    let mut rel = uri;
+    if has_scheme(uri) {
+        match uri.split_once(':') {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("file") => rel = rest,
+            Some((scheme, _)) => return Err(format!("scheme {scheme}: is not allowed")),
+            None => return Err("no scheme".into()),
+        }
+    }
+    let (path, frag) = rel.split_once('#').unwrap_or((rel, ""));
+    if path.starts_with('/') || path.starts_with('\\') {
+        return Err("an absolute path".into());
+    }
+    if path.is_empty() {
+        return Err("an empty path".into());
+    }
+    if path.to_ascii_lowercase().contains("%2e") {
+        return Err("an encoded dot".into());
+    }
+    let mut depth = 0usize;
+    for seg in path.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or("a path that leaves the master's directory")?
+            }
+            _ => depth += 1,
+        }
+    }
+    if depth == 0 {
+        return Err("the master's directory itself".into());
+    }
+    let remote = ["s3", "gs3", "http", "https", "bytes"];
+    let modes = frag.strip_prefix("mode=").unwrap_or("");
+    if matches!(base, Base::Dir(_))
+        && modes
+            .split(',')
+            .any(|m| remote.iter().any(|r| m.trim().eq_ignore_ascii_case(r)))
+    {
+        return Err("a #mode= that names remote storage".into());
+    }
+    Ok(())
+}
+
 /// What canonical form needs of a fragment variable.
 #[derive(Debug, Clone)]
 pub struct FragVar {
@@ -96,6 +149,7 @@ pub struct FragVar {
     pub scale_factor: Option<f64>,
     pub add_offset: Option<f64>,
     pub units: Option<String>,
+    pub calendar: Option<String>,
 }
 
 impl FragVar {
@@ -152,13 +206,13 @@ fn text(bytes: &[u8]) -> String {
 impl Handle {
     /// Open the fragment dataset at `uri` (resolved), `ancestors` being the
     /// masters that lead to it (for nested aggregations).
-    pub fn open(uri: &str, ancestors: &[String]) -> NcResult<Handle> {
+    pub fn open(uri: &str, ancestors: &[String], confined: bool) -> NcResult<Handle> {
         let missing = || {
             crate::nclog!(crate::log::Level::Error, "aggregation fragment {uri}: no such dataset");
             NcError::NoObject
         };
         if crate::api::is_zarr(uri, false) {
-            let ds = crate::api::open_view(uri, 0, ancestors).map_err(|e| {
+            let ds = crate::api::open_view_confined(uri, 0, ancestors, confined).map_err(|e| {
                 if e == NcError::NoObject {
                     missing()
                 } else {
@@ -225,7 +279,9 @@ impl Handle {
                     })
                 };
                 let mut missing = Vec::new();
-                if !v.no_fill {
+                // Chars and strings are taken as they are (a char fill value
+                // is the padding of every short string).
+                if !v.no_fill && v.ty.is_numeric() {
                     missing.push(v.fill.clone());
                 }
                 if let Some(a) = v.att("missing_value")
@@ -233,10 +289,13 @@ impl Handle {
                 {
                     missing.extend(att_values_as(a.ty, b, v.ty));
                 }
-                let units = v.att("units").map(|a| match &a.value {
-                    crate::model::AttValue::Bytes(b) => text(b),
-                    crate::model::AttValue::Strings(s) => s.first().map(|x| text(x)).unwrap_or_default(),
-                });
+                let text_att = |name: &str| {
+                    v.att(name).map(|a| match &a.value {
+                        crate::model::AttValue::Bytes(b) => text(b),
+                        crate::model::AttValue::Strings(s) => s.first().map(|x| text(x)).unwrap_or_default(),
+                    })
+                };
+                let (units, calendar) = (text_att("units"), text_att("calendar"));
                 Ok(FragVar {
                     ty: v.ty,
                     shape: ds.var_shape(v),
@@ -244,6 +303,7 @@ impl Handle {
                     scale_factor: num("scale_factor"),
                     add_offset: num("add_offset"),
                     units,
+                    calendar,
                 })
             }
             Handle::NetCdf(f) => {
@@ -269,7 +329,8 @@ impl Handle {
                 if let Some((t, b)) = att("missing_value") {
                     missing.extend(att_values_as(t, &b, ty));
                 }
-                let units = att("units").filter(|(t, _)| *t == NcType::Char).map(|(_, b)| text(&b));
+                let text_att = |name: &str| att(name).filter(|(t, _)| *t == NcType::Char).map(|(_, b)| text(&b));
+                let (units, calendar) = (text_att("units"), text_att("calendar"));
                 Ok(FragVar {
                     ty,
                     shape,
@@ -277,6 +338,7 @@ impl Handle {
                     scale_factor: num("scale_factor"),
                     add_offset: num("add_offset"),
                     units,
+                    calendar,
                 })
             }
         }
@@ -331,6 +393,50 @@ impl Handle {
         }
         Ok(out)
     }
+
+    /// Read a hyperslab of an NC_STRING variable (None for a NULL string).
+    pub fn read_strings(
+        &self,
+        at: VarAt,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+    ) -> NcResult<Vec<Option<Vec<u8>>>> {
+        let n = count
+            .iter()
+            .try_fold(1usize, |a, &c| a.checked_mul(c))
+            .ok_or(NcError::NoMem)?;
+        let mut out = vec![None; n];
+        if n == 0 {
+            return Ok(out);
+        }
+        let st: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
+        match self {
+            Handle::Zarr(m) => {
+                let mut ds = m.lock().map_err(|_| NcError::Internal)?;
+                crate::engine::get_vars(
+                    &mut ds,
+                    at.grp as usize,
+                    at.varid,
+                    start,
+                    count,
+                    Some(&st),
+                    crate::engine::MemOut::Str(&mut out),
+                )?;
+            }
+            Handle::NetCdf(f) => {
+                f.get_vars_strings((at.grp, at.varid), start, count, &st, &mut out)
+                    .map_err(|rc| {
+                        crate::nclog!(
+                            crate::log::Level::Error,
+                            "aggregation fragment read: the system libnetcdf answers {rc}"
+                        );
+                        NcError::from_code(rc).unwrap_or(NcError::Io)
+                    })?;
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -362,5 +468,48 @@ mod tests {
             "s3://bucket/dir/f1.zarr#mode=zarr,s3"
         );
         assert!(!has_scheme("C:/x") && has_scheme("file:x") && !has_scheme("a/b:c"));
+    }
+
+    #[test]
+    fn confined_uris_stay_in_the_masters_directory() {
+        let b = Base::of_master("/data/run/master.zarr", true);
+        for ok in [
+            "a.nc",
+            "./sub/a.nc",
+            "sub/../a.nc",
+            "sub//x/../../b.zarr",
+            "a.zarr#mode=nczarr,file",
+            "file:a.nc",
+            "..a.nc",
+        ] {
+            assert_eq!(check_confined(&b, ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "../a.nc",
+            "sub/../../a.nc",
+            "./..",
+            "a/../..//x.nc",
+            "/data/run/a.nc",
+            "file:///data/run/a.nc",
+            "file:/data/run/a.nc",
+            "file://host/a.nc",
+            "s3://bucket/a.zarr",
+            "S3://bucket/a.zarr",
+            "https://host/a.nc#mode=bytes",
+            "http://host/a.nc",
+            "a.zarr#mode=nczarr,s3",
+            "%2e%2e/a.nc",
+            "sub/%2E%2E/%2e%2e/a.nc",
+            "..\\a.nc",
+            "",
+            ".",
+            "sub/..",
+        ] {
+            assert!(check_confined(&b, bad).is_err(), "{bad}");
+        }
+        // A master on S3: relative references stay under its prefix.
+        let u = Base::of_master("s3://bucket/dir/master.zarr", false);
+        assert_eq!(check_confined(&u, "f1.zarr#mode=zarr,s3"), Ok(()));
+        assert!(check_confined(&u, "../other/f1.zarr#mode=zarr,s3").is_err());
     }
 }

@@ -19,6 +19,7 @@
 pub mod fragment;
 pub mod parse;
 pub mod source;
+pub mod units;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use crate::model::convert::convert;
 use crate::model::types::NcType;
 use crate::model::{AttValue, Dataset, Var};
 use fragment::Base;
-use parse::{AggAtts, Detected, Table, Tables};
+use parse::{AggAtts, Detected, Encoding, Table, Tables};
 
 /// How deep aggregations may nest (a fragment that is itself a master).
 pub const MAX_DEPTH: usize = 8;
@@ -36,6 +37,29 @@ pub const MAX_DEPTH: usize = 8;
 pub const ENV_VIEW: &str = "NCZARR_AGGREGATION";
 /// Most values a fragment table may hold.
 const MAX_TABLE_VALUES: usize = 1 << 24;
+
+/// The environment variable that confines fragment URIs everywhere
+/// (`confined`; `any`, the default, does not).
+pub const ENV_URIS: &str = "NCZARR_AGGREGATION_URIS";
+
+/// Whether `NCZARR_AGGREGATION_URIS=confined` confines fragment URIs to
+/// their master's directory. Another value than `confined` or `any` is
+/// taken as `confined`, with a log line: a safety switch fails closed.
+pub fn confined_by_env() -> bool {
+    match std::env::var(ENV_URIS) {
+        Err(_) => false,
+        Ok(v) if v.trim().eq_ignore_ascii_case("any") || v.trim().is_empty() => false,
+        Ok(v) => {
+            if !v.trim().eq_ignore_ascii_case("confined") {
+                crate::nclog!(
+                    crate::log::Level::Warn,
+                    "{ENV_URIS}={v:?} is neither confined nor any; taken as confined"
+                );
+            }
+            true
+        }
+    }
+}
 
 /// Whether `NCZARR_AGGREGATION=raw` asks for the stored view everywhere.
 pub fn raw_by_env() -> bool {
@@ -49,6 +73,9 @@ pub struct MasterAt {
     pub uri: String,
     /// Where relative fragment URIs resolve.
     pub base: Base,
+    /// Fragment URIs must stay inside `base` (relative, no `..` above it,
+    /// no scheme): see [`fragment::check_confined`].
+    pub confined: bool,
 }
 
 fn text_of(value: &AttValue) -> Option<String> {
@@ -66,6 +93,7 @@ fn agg_atts(v: &Var) -> AggAtts {
         cf_role: t("cf_role"),
         cfa_group: t("cfa_group"),
         cfa_array: t("cfa_array"),
+        cfa_dimensions: t("cfa_dimensions"),
     }
 }
 
@@ -161,6 +189,26 @@ impl DsTables<'_> {
         Ok(RawTable { shape, data, marks })
     }
 
+    /// A string table of constant values as they are stored: a NULL entry,
+    /// or one equal to the table's own `_FillValue`, is missing.
+    fn string_values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
+        let (g, i) = find_var(self.ds, self.grp, var).ok_or_else(|| format!("no table variable {var}"))?;
+        let v = &self.ds.groups[g].vars[i];
+        if v.ty != NcType::String {
+            return Err(format!("table variable {var} is not a string variable"));
+        }
+        let shape = self.ds.var_shape(v);
+        let fill = v.att("_FillValue").and_then(|a| text_of(&a.value));
+        let mut vals: Vec<Option<Vec<u8>>> = vec![None; table_len(&shape, var)?];
+        self.read_whole(g, i, &shape, crate::engine::MemOut::Str(&mut vals))
+            .map_err(|e| format!("table variable {var} cannot be read: {e:?}"))?;
+        let data = vals
+            .into_iter()
+            .map(|s| s.filter(|b| fill.as_deref().is_none_or(|f| f.as_bytes() != b.as_slice())))
+            .collect();
+        Ok(Table { shape, data })
+    }
+
     /// Every value of variable `i` of group `g` (of shape `shape`) into `out`.
     fn read_whole(&mut self, g: usize, i: usize, shape: &[usize], out: crate::engine::MemOut<'_>) -> NcResult<()> {
         let zeros = vec![0usize; shape.len()];
@@ -238,6 +286,9 @@ impl Tables for DsTables<'_> {
 
     fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
         let ty = self.ty;
+        if ty == NcType::String {
+            return self.string_values(var);
+        }
         let RawTable { shape, data, marks } = self.read(var, ty)?;
         let data = data
             .chunks_exact(ty.size())
@@ -290,21 +341,56 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                     names.insert(format!("{} (not expanded)", e.name()));
                 }
                 Detected::Invalid(why) => log(&why),
-                Detected::Terms { encoding, dims, roles } => {
-                    let ty = v.ty;
-                    let tables: Vec<(usize, usize)> =
-                        roles.tables().iter().filter_map(|t| find_var(ds, g, t)).collect();
-                    let result = if !v.is_scalar() {
-                        Err("the aggregation variable is not a scalar".to_string())
-                    } else if !ty.is_numeric() {
-                        Err(format!("aggregated type {} is not expanded yet", ty.name()))
+                Detected::Cfa04 { dims, json } => {
+                    let result = if v.is_scalar() {
+                        parse::describe_cfa04(&dims, &json, &mut |d| find_dim(ds, g, d).map(|d| ds.dims[d].len))
                     } else {
-                        let mut t = DsTables { ds, grp: g, ty };
-                        parse::describe(encoding, &dims, &roles, &mut t)
+                        Err("the aggregation variable is not a scalar".to_string())
                     };
                     match result {
                         Ok(agg) => {
                             let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).collect();
+                            names.insert(Encoding::Cfa04.name().to_string());
+                            plans.push(Plan {
+                                grp: g,
+                                var: i,
+                                agg,
+                                dimids,
+                                tables: Vec::new(),
+                            });
+                        }
+                        Err(why) => log(&why),
+                    }
+                }
+                Detected::Terms { encoding, dims, roles } => {
+                    let ty = v.ty;
+                    let tables: Vec<(usize, usize)> =
+                        roles.tables().iter().filter_map(|t| find_var(ds, g, t)).collect();
+                    // A char variable may have one dimension of its own:
+                    // its string length, not aggregated.
+                    let strlen = match v.dimids.as_slice() {
+                        [] => Ok(None),
+                        [d] if ty == NcType::Char && !dims.contains(&ds.dims[*d].name) => Ok(Some(*d)),
+                        _ => Err(
+                            "the aggregation variable is not a scalar (nor a char variable with a string length)"
+                                .to_string(),
+                        ),
+                    };
+                    let result = strlen.and_then(|strlen| {
+                        let mut t = DsTables { ds, grp: g, ty };
+                        let mut agg = parse::describe(encoding, &dims, &roles, &mut t)?;
+                        if let Some(d) = strlen {
+                            let len = ds.dims[d].len;
+                            agg.dims.push(ds.dims[d].name.clone());
+                            agg.shape.push(len);
+                            agg.sizes.push(vec![len]);
+                            agg.padded_last = true;
+                        }
+                        Ok((agg, strlen))
+                    });
+                    match result {
+                        Ok((agg, strlen)) => {
+                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).chain(strlen).collect();
                             names.insert(encoding.name().to_string());
                             plans.push(Plan {
                                 grp: g,
@@ -337,6 +423,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             .att("units")
             .and_then(|a| text_of(&a.value))
             .map(|s| s.trim().to_string());
+        let calendar = v.att("calendar").and_then(|a| text_of(&a.value));
         let src = source::AggSource::new(
             p.agg,
             v.ty,
@@ -345,13 +432,19 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
             master.base.clone(),
             master.uri.clone(),
             chain.clone(),
-        );
+        )
+        .with_calendar(calendar)
+        .with_confined(master.confined);
         v.dimids = p.dimids;
         v.chunks = shape.iter().map(|&n| n.max(1)).collect();
         v.codecs.clear();
         v.contiguous = false;
         v.chain = None;
-        v.atts.retain(|a| !parse::AGG_ATT_NAMES.contains(&a.name.as_str()));
+        let cfa_role = |a: &crate::model::Att| {
+            a.name == "cf_role" && text_of(&a.value).is_some_and(|r| r.trim() == "cfa_variable")
+        };
+        v.atts
+            .retain(|a| !(parse::AGG_ATT_NAMES.contains(&a.name.as_str()) || cfa_role(a)));
         v.external = Some(Arc::new(src));
         hidden.extend(
             p.tables

@@ -12,8 +12,9 @@
 //!   `substitutions` on the file variable, missing fragments, alternative
 //!   URIs in a trailing dimension (the first present one is taken), a
 //!   missing file with an address meaning a variable of the master itself;
-//! - CFA-0.4 (`cf_role = "cfa_variable"` with a JSON `cfa_array`) and
-//!   S3netCDF4's group form (`cfa_group`): recognised, not expanded yet.
+//! - CFA-0.4 (`cf_role = "cfa_variable"` with `cfa_dimensions` and a JSON
+//!   `cfa_array`, S3netCDF4's and cf-python's form, NCA's with `data`);
+//! - S3netCDF4's group form (`cfa_group`): recognised, not expanded yet.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -35,7 +36,7 @@ pub enum Encoding {
     CfDraft2025,
     /// NCAS-CMS CFA-0.6.2: `location` + `file` + `address` (+ `format`).
     Cfa062,
-    /// CFA-0.4 / NCA: `cf_role = "cfa_variable"` with `cfa_array` (not expanded yet).
+    /// CFA-0.4 / NCA: `cf_role = "cfa_variable"` with `cfa_dimensions` and the JSON `cfa_array`.
     Cfa04,
     /// S3netCDF4's "CFA-0.5" group form: `cfa_group` (not expanded yet).
     S3Netcdf4,
@@ -56,7 +57,7 @@ impl Encoding {
 
     /// Whether this slice expands it.
     pub fn expanded(self) -> bool {
-        !matches!(self, Encoding::Cfa04 | Encoding::S3Netcdf4)
+        !matches!(self, Encoding::S3Netcdf4)
     }
 }
 
@@ -68,10 +69,17 @@ pub struct AggAtts {
     pub cf_role: Option<String>,
     pub cfa_group: Option<String>,
     pub cfa_array: Option<String>,
+    pub cfa_dimensions: Option<String>,
 }
 
 /// The attribute names an aggregation view removes from the variable.
-pub const AGG_ATT_NAMES: [&str; 2] = ["aggregated_dimensions", "aggregated_data"];
+pub const AGG_ATT_NAMES: [&str; 5] = [
+    "aggregated_dimensions",
+    "aggregated_data",
+    "cfa_dimensions",
+    "cfa_array",
+    "cfa_group",
+];
 
 /// What a variable's attributes say, before any table is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +91,9 @@ pub enum Detected {
         dims: Vec<String>,
         roles: Roles,
     },
+    /// CFA-0.4: the aggregated dimension names (`cfa_dimensions`) and
+    /// the JSON partition matrix (`cfa_array`).
+    Cfa04 { dims: Vec<String>, json: String },
     /// A recognised encoding this slice does not expand.
     NotExpanded(Encoding),
     /// Aggregation attributes that make no known encoding (why).
@@ -140,12 +151,16 @@ pub fn parse_terms(text: &str) -> Option<Vec<(String, String)>> {
 pub fn detect(atts: &AggAtts) -> Option<Detected> {
     if atts.aggregated_dimensions.is_none() && atts.aggregated_data.is_none() {
         if atts.cf_role.as_deref().map(str::trim) == Some("cfa_variable") || atts.cfa_array.is_some() {
-            let enc = if atts.cfa_group.is_some() {
-                Encoding::S3Netcdf4
-            } else {
-                Encoding::Cfa04
-            };
-            return Some(Detected::NotExpanded(enc));
+            if atts.cfa_group.is_some() {
+                return Some(Detected::NotExpanded(Encoding::S3Netcdf4));
+            }
+            return Some(match (&atts.cfa_dimensions, &atts.cfa_array) {
+                (Some(d), Some(j)) => Detected::Cfa04 {
+                    dims: d.split_whitespace().map(str::to_string).collect(),
+                    json: j.clone(),
+                },
+                _ => Detected::Invalid("a cfa_variable without cfa_dimensions and cfa_array".into()),
+            });
         }
         return None;
     }
@@ -289,6 +304,10 @@ pub struct Aggregation {
     pub sizes: Vec<Vec<usize>>,
     /// The fragments in row-major order over the fragment grid.
     pub fragments: Vec<Fragment>,
+    /// The last dimension is the string length of a char variable that is
+    /// not aggregated (the master's variable has it): one entry in the
+    /// grid, and a fragment may be shorter along it (the rest reads as fill).
+    pub padded_last: bool,
 }
 
 impl Aggregation {
@@ -318,7 +337,10 @@ pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn 
         .try_fold(1usize, |a, &k| a.checked_mul(k))
         .filter(|&n| n <= MAX_FRAGMENTS)
         .ok_or("too many fragments")?;
-    let fragments = if let Some(v) = &roles.values {
+    let fragments = if total == 0 {
+        // Nothing to read: the tables are not looked at.
+        Vec::new()
+    } else if let Some(v) = &roles.values {
         let vals = t.values(v)?;
         check_table_shape(&vals.shape, &grid, false, v)?;
         vals.data
@@ -337,6 +359,227 @@ pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn 
         shape,
         sizes,
         fragments,
+        padded_last: false,
+    })
+}
+
+/// Longest `cfa_array` text read (a hostile master cannot make the parser
+/// hold more).
+pub const MAX_CFA_ARRAY: usize = 64 << 20;
+
+/// A CFA-0.4 `cfa_array` (the JSON partition matrix, S3netCDF4's and
+/// cf-python's form) into the description: `pmshape` and `pmdimensions`
+/// give the fragment grid over the aggregated dimensions (`dims`, from
+/// `cfa_dimensions`; a dimension not partitioned has one fragment), each
+/// of `Partitions` its grid `index`, its `location` (per dimension
+/// `[start, end]`: inclusive when `subarray.shape` says so or, without a
+/// shape, as S3netCDF4 writes it; exclusive with NCA's `data`) and its
+/// `subarray` `file` and `ncvar`. Absent partitions read as fill; their
+/// sizes come from their neighbours' boundaries (else the variable is
+/// refused). `dim_len` gives each dimension's length.
+pub fn describe_cfa04(
+    dims: &[String],
+    json: &str,
+    dim_len: &mut dyn FnMut(&str) -> Option<usize>,
+) -> Result<Aggregation, String> {
+    if json.len() > MAX_CFA_ARRAY {
+        return Err("cfa_array is too long".into());
+    }
+    let doc: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("cfa_array is not JSON: {e}"))?;
+    let mut shape = Vec::with_capacity(dims.len());
+    for d in dims {
+        shape.push(dim_len(d).ok_or_else(|| format!("aggregated dimension {d} does not exist"))?);
+    }
+    let n = dims.len();
+    let ints = |v: Option<&serde_json::Value>, what: &str| -> Result<Vec<u64>, String> {
+        v.and_then(|x| x.as_array())
+            .ok_or_else(|| format!("{what} is not a list"))?
+            .iter()
+            .map(|x| x.as_u64().ok_or_else(|| format!("{what} holds a non-integer")))
+            .collect()
+    };
+    // The grid: pmshape along pmdimensions (all dimensions when absent).
+    let pmshape = ints(doc.get("pmshape"), "pmshape")?;
+    let pmdims: Vec<String> = match doc.get("pmdimensions").or_else(|| doc.get("pmdims")) {
+        Some(v) => v
+            .as_array()
+            .ok_or("pmdimensions is not a list")?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).ok_or("pmdimensions holds a non-string"))
+            .collect::<Result<_, _>>()?,
+        None if pmshape.len() == n => dims.to_vec(),
+        None => return Err("no pmdimensions".into()),
+    };
+    if pmdims.len() != pmshape.len() {
+        return Err("pmshape and pmdimensions differ in length".into());
+    }
+    let mut grid = vec![1usize; n];
+    let mut pm_axis = Vec::with_capacity(pmdims.len());
+    for (name, &k) in pmdims.iter().zip(&pmshape) {
+        let d = dims
+            .iter()
+            .position(|x| x == name)
+            .ok_or_else(|| format!("pmdimensions names {name}, not an aggregated dimension"))?;
+        if pm_axis.contains(&d) {
+            return Err(format!("pmdimensions names {name} twice"));
+        }
+        pm_axis.push(d);
+        grid[d] = usize::try_from(k).map_err(|_| "pmshape is too large")?;
+    }
+    let total = grid
+        .iter()
+        .try_fold(1usize, |a, &k| a.checked_mul(k))
+        .filter(|&t| t <= MAX_FRAGMENTS)
+        .ok_or("too many fragments")?;
+    for (d, &k) in grid.iter().enumerate() {
+        if k == 0 && shape[d] != 0 {
+            return Err(format!("no partition along dimension {}", dims[d]));
+        }
+    }
+    // Boundaries per dimension: b[d][i] is where fragment i starts.
+    let mut bounds: Vec<Vec<Option<usize>>> = grid.iter().map(|&k| vec![None; k + 1]).collect();
+    for (d, b) in bounds.iter_mut().enumerate() {
+        b[0] = Some(0);
+        if let Some(last) = b.last_mut() {
+            *last = Some(shape[d]);
+        }
+    }
+    let parts = doc
+        .get("Partitions")
+        .and_then(|p| p.as_array())
+        .ok_or("no Partitions list")?;
+    if parts.len() > total {
+        return Err(format!("{} partitions for a grid of {total}", parts.len()));
+    }
+    let mut fragments = vec![Fragment::Missing; total];
+    let mut seen = vec![false; total];
+    for p in parts {
+        let index = ints(p.get("index"), "a partition's index")?;
+        // The index along the partitioned dimensions only (NCA), or along all.
+        let idx: Vec<usize> = if index.len() == n {
+            index.iter().map(|&i| i as usize).collect()
+        } else if index.len() == pm_axis.len() {
+            let mut full = vec![0usize; n];
+            for (&d, &i) in pm_axis.iter().zip(&index) {
+                full[d] = i as usize;
+            }
+            full
+        } else {
+            return Err("a partition's index has the wrong length".into());
+        };
+        if idx.iter().zip(&grid).any(|(&i, &k)| i >= k) {
+            return Err(format!("partition index {index:?} outside pmshape"));
+        }
+        let lin = idx.iter().zip(&grid).fold(0usize, |a, (&i, &k)| a * k + i);
+        if std::mem::replace(&mut seen[lin], true) {
+            return Err(format!("partition index {index:?} appears twice"));
+        }
+        let sub = p
+            .get("subarray")
+            .or_else(|| p.get("data"))
+            .ok_or("a partition without subarray")?;
+        let inclusive_default = p.get("subarray").is_some();
+        let sub_shape = match sub.get("shape") {
+            Some(s) => Some(ints(Some(s), "a subarray's shape")?),
+            None => None,
+        };
+        let loc = p
+            .get("location")
+            .and_then(|l| l.as_array())
+            .filter(|l| l.len() == n)
+            .ok_or("a partition's location has the wrong length")?;
+        let mut ranges = Vec::with_capacity(n);
+        for l in loc {
+            let pair = ints(Some(l), "a location")?;
+            let [a, b] = pair[..] else {
+                return Err("a location entry is not [start, end]".into());
+            };
+            ranges.push((a, b));
+        }
+        // Inclusive or exclusive ends: what the subarray's shape says
+        // (compared without its size-1 dimensions, which may be omitted).
+        let sizes_if = |incl: bool| -> Option<Vec<u64>> {
+            ranges
+                .iter()
+                .map(|&(a, b)| {
+                    if incl {
+                        b.checked_sub(a)?.checked_add(1)
+                    } else {
+                        b.checked_sub(a)
+                    }
+                })
+                .collect()
+        };
+        let squeeze = |v: &[u64]| -> Vec<u64> { v.iter().copied().filter(|&x| x != 1).collect() };
+        let inclusive = match &sub_shape {
+            Some(s) if sizes_if(false).is_some_and(|v| squeeze(&v) == squeeze(s)) => false,
+            Some(s) if sizes_if(true).is_some_and(|v| squeeze(&v) == squeeze(s)) => true,
+            Some(_) => return Err(format!("partition {index:?}: location and subarray shape differ")),
+            None => inclusive_default,
+        };
+        for (d, &(a, b)) in ranges.iter().enumerate() {
+            let end = if inclusive { b.checked_add(1) } else { Some(b) }.ok_or("a location is too large")?;
+            let (a, end) = (
+                usize::try_from(a).map_err(|_| "a location is too large")?,
+                usize::try_from(end).map_err(|_| "a location is too large")?,
+            );
+            if end < a {
+                return Err(format!("partition {index:?}: location ends before it starts"));
+            }
+            for (slot, v) in [(idx[d], a), (idx[d] + 1, end)] {
+                match bounds[d][slot] {
+                    Some(x) if x != v => {
+                        return Err(format!(
+                            "partition {index:?}: location {v} on dimension {} disagrees with {x}",
+                            dims[d]
+                        ));
+                    }
+                    _ => bounds[d][slot] = Some(v),
+                }
+            }
+        }
+        let file = sub.get("file").and_then(|f| f.as_str()).map(str::to_string);
+        let ncvar = sub
+            .get("ncvar")
+            .and_then(|f| f.as_str())
+            .ok_or("a subarray without ncvar")?
+            .to_string();
+        if let Some(base) = doc.get("base").and_then(|b| b.as_str())
+            && let Some(f) = &file
+            && !f.starts_with('/')
+            && !f.contains("://")
+        {
+            fragments[lin] = Fragment::Dataset {
+                uri: Some(format!("{}/{f}", base.trim_end_matches('/'))),
+                identifier: ncvar,
+            };
+        } else {
+            // No file: a variable of the master itself (NCA private data).
+            fragments[lin] = Fragment::Dataset {
+                uri: file,
+                identifier: ncvar,
+            };
+        }
+    }
+    let mut sizes = Vec::with_capacity(n);
+    for (d, b) in bounds.iter().enumerate() {
+        let mut row = Vec::with_capacity(b.len().saturating_sub(1));
+        for w in b.windows(2) {
+            match (w[0], w[1]) {
+                (Some(a), Some(e)) if e >= a => row.push(e - a),
+                (Some(_), Some(_)) => return Err(format!("locations on dimension {} overlap", dims[d])),
+                _ => return Err(format!("missing partitions leave dimension {} without sizes", dims[d])),
+            }
+        }
+        sizes.push(row);
+    }
+    Ok(Aggregation {
+        encoding: Encoding::Cfa04,
+        dims: dims.to_vec(),
+        shape,
+        sizes,
+        fragments,
+        padded_last: false,
     })
 }
 
@@ -363,7 +606,9 @@ fn fragment_sizes(map: &Table<Option<i64>>, shape: &[usize]) -> Result<Vec<Vec<u
             sum += s as u128;
             sizes.push(s);
         }
-        if sizes.is_empty() || sum != shape[d] as u128 {
+        // A dimension of length 0 (an unlimited one not written yet) may
+        // have no fragment along it.
+        if (sizes.is_empty() && shape[d] != 0) || sum != shape[d] as u128 {
             return Err(format!(
                 "fragment sizes of dimension {d} sum to {sum}, not its length {}",
                 shape[d]
@@ -704,6 +949,132 @@ mod tests {
     }
 
     #[test]
+    fn empty_dimensions_and_zero_size_fragments() {
+        let (e, dims, roles) = terms(&atts("time lat", "map: fmap uris: furis identifiers: fid"));
+        // time of length 0, no fragment along it: a grid of none, the
+        // other tables not looked at.
+        let mut m = grid_tables();
+        m.dims.insert("time".into(), 0);
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[None, None, Some(1), Some(2)]));
+        m.strings.clear();
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!((a.sizes.clone(), a.fragments.len()), (vec![vec![], vec![1, 2]], 0));
+        // A zero-size fragment among others.
+        let mut m = grid_tables();
+        m.ints.insert(
+            "fmap".into(),
+            ints(&[2, 3], &[Some(2), Some(0), Some(3), Some(1), Some(2), None]),
+        );
+        m.strings.insert(
+            "furis".into(),
+            strs(&[3, 2], &["a.nc", "b.nc", "c.nc", "d.nc", "e.nc", "f.nc"]),
+        );
+        let a = describe(e, &dims, &roles, &mut m).unwrap();
+        assert_eq!(
+            (a.sizes.clone(), a.fragments.len()),
+            (vec![vec![2, 0, 3], vec![1, 2]], 6)
+        );
+        // No fragment along a dimension that is not empty: refused.
+        let mut m = grid_tables();
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[None, None, Some(1), Some(2)]));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("sum"));
+        // Sizes of an empty dimension that are not all zero: refused.
+        let mut m = grid_tables();
+        m.dims.insert("time".into(), 0);
+        m.ints
+            .insert("fmap".into(), ints(&[2, 2], &[Some(0), Some(1), Some(1), Some(2)]));
+        assert!(describe(e, &dims, &roles, &mut m).unwrap_err().contains("sum"));
+    }
+
+    fn cfa04(json: &str) -> Result<Aggregation, String> {
+        let dims = vec!["time".to_string(), "lat".to_string()];
+        describe_cfa04(&dims, json, &mut |d| match d {
+            "time" => Some(5),
+            "lat" => Some(3),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn cfa_0_4_partitions() {
+        // S3netCDF4's form: inclusive locations (shape says so), a missing
+        // partition whose sizes come from its neighbours, a base.
+        let a = cfa04(
+            r#"{"base": "/d", "pmshape": [3, 1], "pmdimensions": ["time", "lat"], "Partitions": [
+              {"index": [0, 0], "location": [[0, 1], [0, 2]],
+               "subarray": {"ncvar": "tas", "file": "a.nc", "format": "NETCDF4", "shape": [2, 3]}},
+              {"index": [2, 0], "location": [[4, 4], [0, 2]],
+               "subarray": {"ncvar": "tas", "file": "s3://b/c.nc", "shape": [1, 3]}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.encoding, Encoding::Cfa04);
+        assert_eq!(a.sizes, vec![vec![2, 2, 1], vec![3]]);
+        assert_eq!(
+            a.fragments,
+            vec![ds("/d/a.nc", "tas"), Fragment::Missing, ds("s3://b/c.nc", "tas")]
+        );
+        // NCA's form: exclusive locations, index along pmdimensions only,
+        // no shape; a partition without a file is in the master.
+        let a = cfa04(
+            r#"{"pmshape": [2], "pmdimensions": ["time"], "Partitions": [
+              {"index": [1], "location": [[3, 5], [0, 3]], "data": {"ncvar": "t2", "file": "x.nc"}},
+              {"index": [0], "location": [[0, 3], [0, 3]], "data": {"ncvar": "priv"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(a.sizes, vec![vec![3, 2], vec![3]]);
+        assert_eq!(
+            a.fragments,
+            vec![
+                Fragment::Dataset {
+                    uri: None,
+                    identifier: "priv".into()
+                },
+                ds("x.nc", "t2")
+            ]
+        );
+    }
+
+    #[test]
+    fn hostile_cfa_0_4_is_refused() {
+        let part = |idx: &str, loc: &str| {
+            format!(r#"{{"index": {idx}, "location": {loc}, "subarray": {{"ncvar": "v", "file": "f.nc"}}}}"#)
+        };
+        let doc = |pm: &str, parts: &[String]| format!(r#"{{"pmshape": {pm}, "Partitions": [{}]}}"#, parts.join(","));
+        for (json, why) in [
+            ("not json".to_string(), "JSON"),
+            ("[1, 2]".to_string(), "pmshape"),
+            // Two missing partitions in a row: where they meet is unknown.
+            (doc("[3, 1]", &[part("[0, 0]", "[[0, 1], [0, 2]]")]), "without sizes"),
+            (doc("[1, 1]", &[part("[0, 0]", "[[0, 3], [0, 2]]")]), "disagrees"),
+            (doc("[1, 1]", &[part("[1, 0]", "[[0, 4], [0, 2]]")]), "outside"),
+            (
+                doc(
+                    "[1, 1]",
+                    &[part("[0, 0]", "[[0, 4], [0, 2]]"), part("[0, 0]", "[[0, 4], [0, 2]]")],
+                ),
+                "partitions for a grid",
+            ),
+            (doc("[1, 1]", &[part("[0, 0]", "[[0, 4]]")]), "location"),
+            (doc("[1, 1]", &[part("[0, 0]", "[[4, 0], [0, 2]]")]), "ends before"),
+            (doc("[1, 1]", &[part("[0, 0]", "[[0, -4], [0, 2]]")]), "non-integer"),
+            (doc("[2000000, 2]", &[]), "too many"),
+            (doc("[1]", &[]), "pmdimensions"),
+            (
+                doc("[1, 1]", &[part("[0, 0]", "[[0, 18446744073709551615], [0, 2]]")]),
+                "too large",
+            ),
+        ] {
+            let e = cfa04(&json).unwrap_err();
+            assert!(e.contains(why), "{json}: {e}");
+        }
+        // Deep nesting stops in the JSON parser, not in a stack overflow.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(cfa04(&deep).unwrap_err().contains("JSON"));
+    }
+
+    #[test]
     fn hostile_tables_are_refused() {
         let (e, dims, roles) = terms(&atts("time lat", "map: fmap uris: furis identifiers: fid"));
         let bad = |fmap: Table<Option<i64>>| {
@@ -749,13 +1120,13 @@ mod tests {
             cfa_array: Some("{}".into()),
             ..AggAtts::default()
         };
-        assert_eq!(detect(&a), Some(Detected::NotExpanded(Encoding::Cfa04)));
+        assert!(matches!(detect(&a), Some(Detected::Invalid(_))));
         let a = AggAtts {
             cf_role: Some("cfa_variable".into()),
             cfa_group: Some("cfa_tas".into()),
             ..AggAtts::default()
         };
         assert_eq!(detect(&a), Some(Detected::NotExpanded(Encoding::S3Netcdf4)));
-        assert!(!Encoding::Cfa04.expanded() && Encoding::Cfa062.expanded());
+        assert!(!Encoding::S3Netcdf4.expanded() && Encoding::Cfa04.expanded());
     }
 }

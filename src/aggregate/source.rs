@@ -9,8 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::fragment::{Base, FragVar, Handle, resolve};
+use super::fragment::{Base, FragVar, Handle, check_confined, resolve};
 use super::parse::{Aggregation, Fragment};
+use super::units::{self, Affine};
 use crate::error::{NcError, NcResult};
 use crate::model::ExternalData;
 use crate::model::convert::convert;
@@ -28,9 +29,13 @@ pub struct AggSource {
     pub ty: NcType,
     pub fill: Vec<u8>,
     pub units: Option<String>,
+    /// The aggregation's `calendar` (for time units).
+    pub calendar: Option<String>,
     pub base: Base,
     /// The master itself, for fragments inside it (CFA-0.6.2).
     pub master: String,
+    /// Fragment URIs must stay inside the master's directory.
+    pub confined: bool,
     /// The masters that lead here, this one last (cycles and depth).
     pub ancestors: Vec<String>,
     /// Open fragment datasets by resolved URI, most recently used last.
@@ -91,12 +96,12 @@ struct Block {
     count: Vec<usize>,
 }
 
-/// Copy `block` (shape `bc`, values of `es` bytes) into `out` (shape `oc`)
-/// at position `at`.
-fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize], es: usize) {
+/// Copy `block` (shape `bc`, `es` items per value) into `out` (shape
+/// `oc`) at position `at`.
+fn place<T: Clone>(out: &mut [T], oc: &[usize], at: &[usize], block: &[T], bc: &[usize], es: usize) {
     let nd = oc.len();
     if nd == 0 {
-        out[..es].copy_from_slice(&block[..es]);
+        out[..es].clone_from_slice(&block[..es]);
         return;
     }
     let row = bc[nd - 1] * es;
@@ -108,7 +113,7 @@ fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize],
             lin = lin * oc[d] + at[d] + idx[d];
         }
         let o = (lin * oc[nd - 1] + at[nd - 1]) * es;
-        out[o..o + row].copy_from_slice(&block[r * row..(r + 1) * row]);
+        out[o..o + row].clone_from_slice(&block[r * row..(r + 1) * row]);
         for d in (0..nd - 1).rev() {
             idx[d] += 1;
             if idx[d] < bc[d] {
@@ -117,6 +122,28 @@ fn place(out: &mut [u8], oc: &[usize], at: &[usize], block: &[u8], bc: &[usize],
             idx[d] = 0;
         }
     }
+}
+
+/// A block's values in the aggregated type: bytes (numbers and chars) or
+/// strings (NC_STRING, None for a NULL string).
+#[derive(Debug)]
+enum Values {
+    Bytes(Vec<u8>),
+    Strings(Vec<Option<Vec<u8>>>),
+}
+
+/// `rows` rows of `have` values (`es` items each) widened to rows of
+/// `want` values, the rest of each row `pad` (one value).
+fn pad_rows<T: Clone>(v: &[T], rows: usize, have: usize, want: usize, pad: &[T]) -> Vec<T> {
+    let es = pad.len();
+    let mut out = Vec::with_capacity(rows * want * es);
+    for r in 0..rows {
+        out.extend_from_slice(&v[r * have * es..(r + 1) * have * es]);
+        for _ in have..want {
+            out.extend_from_slice(pad);
+        }
+    }
+    out
 }
 
 impl AggSource {
@@ -134,11 +161,25 @@ impl AggSource {
             ty,
             fill,
             units,
+            calendar: None,
+            confined: false,
             base,
             master,
             ancestors,
             cache: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The aggregation's `calendar` attribute.
+    pub fn with_calendar(mut self, calendar: Option<String>) -> AggSource {
+        self.calendar = calendar;
+        self
+    }
+
+    /// Whether fragment URIs must stay inside the master's directory.
+    pub fn with_confined(mut self, confined: bool) -> AggSource {
+        self.confined = confined;
+        self
     }
 
     /// The fragment's resolved dataset, None for constant and missing ones.
@@ -176,7 +217,7 @@ impl AggSource {
             );
             return Err(NcError::Inval);
         }
-        let h = Arc::new(Handle::open(uri, &self.ancestors)?);
+        let h = Arc::new(Handle::open(uri, &self.ancestors, self.confined)?);
         let mut c = self.cache.lock().map_err(|_| NcError::Internal)?;
         if c.len() >= CACHE_HANDLES {
             c.remove(0);
@@ -198,14 +239,32 @@ impl AggSource {
     }
 
     /// A block in the aggregated type, in canonical form.
-    fn read_block(&self, b: &Block, stride: &[usize], range: &mut bool) -> NcResult<Vec<u8>> {
+    fn read_block(&self, b: &Block, stride: &[usize], range: &mut bool) -> NcResult<Values> {
         let n: usize = b.count.iter().product();
-        let es = self.ty.size();
-        let repeat = |v: &[u8]| -> Vec<u8> { v.iter().copied().cycle().take(n * es).collect() };
+        let repeat = |v: &[u8]| -> Values {
+            if self.ty == NcType::String {
+                Values::Strings(vec![Some(v.to_vec()); n])
+            } else {
+                Values::Bytes(v.iter().copied().cycle().take(n * self.ty.size()).collect())
+            }
+        };
         let (uri, identifier) = match &self.agg.fragments[b.frag] {
             Fragment::Missing => return Ok(repeat(&self.fill)),
             Fragment::Constant(v) => return Ok(repeat(v)),
-            f @ Fragment::Dataset { identifier, .. } => (self.uri_of(f).unwrap_or_default(), identifier),
+            f @ Fragment::Dataset { uri, identifier } => {
+                if self.confined
+                    && let Some(u) = uri
+                    && let Err(why) = check_confined(&self.base, u)
+                {
+                    crate::nclog!(
+                        crate::log::Level::Error,
+                        "{}: aggregation fragment {u:?} refused ({why}): fragment URIs are confined to the master's directory",
+                        self.master
+                    );
+                    return Err(NcError::Perm);
+                }
+                (self.uri_of(f).unwrap_or_default(), identifier)
+            }
         };
         let h = self.handle(&uri)?;
         let at = h.find(identifier).inspect_err(|_| {
@@ -215,42 +274,95 @@ impl AggSource {
             );
         })?;
         let fv = h.describe(at)?;
-        self.check_fragment(&uri, &fv)?;
+        let affine = self.check_fragment(&uri, &fv)?;
         let keep = self.kept_dims(&uri, &fv, b.frag)?;
         let pick = |v: &[usize]| -> Vec<usize> { v.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect() };
-        let raw = h.read(at, &fv, &pick(&b.local), &pick(&b.count), &pick(stride))?;
-        self.canonical(&fv, &raw, n, range)
+        let (start, mut count, stride) = (pick(&b.local), pick(&b.count), pick(stride));
+        // A char variable's string length that is not aggregated: the
+        // fragment holds at most the aggregation's length, the rest reads
+        // as the fill value.
+        let widen = match (self.agg.padded_last, count.last_mut(), fv.shape.last()) {
+            (true, Some(c), Some(&len)) => {
+                let (s0, st, want) = (*start.last().unwrap_or(&0), *stride.last().unwrap_or(&1), *c);
+                let have = if s0 >= len {
+                    0
+                } else {
+                    ((len - 1 - s0) / st + 1).min(want)
+                };
+                *c = have;
+                Some((have, want))
+            }
+            _ => None,
+        };
+        if self.ty == NcType::String {
+            return Ok(Values::Strings(h.read_strings(at, &start, &count, &stride)?));
+        }
+        let raw = h.read(at, &fv, &start, &count, &stride)?;
+        let vals = self.canonical(&fv, affine, &raw, count.iter().product(), range)?;
+        Ok(Values::Bytes(match widen {
+            Some((have, want)) if have != want => {
+                let rows = count[..count.len() - 1].iter().product();
+                pad_rows(&vals, rows, have, want, &self.fill)
+            }
+            _ => vals,
+        }))
     }
 
-    /// Errors for a fragment this slice cannot bring to canonical form.
-    fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<()> {
-        if !fv.ty.is_numeric() {
+    /// Errors for a fragment that cannot be brought to canonical form;
+    /// the unit conversion it needs.
+    fn check_fragment(&self, uri: &str, fv: &FragVar) -> NcResult<Option<Affine>> {
+        let same_kind = match self.ty {
+            NcType::Char | NcType::String => fv.ty == self.ty,
+            _ => fv.ty.is_numeric(),
+        };
+        if !same_kind {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: type {} is not numeric",
-                fv.ty.name()
+                "aggregation fragment {uri}: type {} cannot be read as {}",
+                fv.ty.name(),
+                self.ty.name()
             );
             return Err(NcError::BadType);
         }
-        if let (Some(a), Some(f)) = (&self.units, &fv.units)
-            && a != f
-        {
+        let (Some(a), Some(f)) = (&self.units, &fv.units) else {
+            return Ok(None);
+        };
+        if !self.ty.is_numeric() {
+            return if a.trim() == f.trim() {
+                Ok(None)
+            } else {
+                crate::nclog!(
+                    crate::log::Level::Error,
+                    "aggregation fragment {uri}: units {f:?} differ from the aggregation's {a:?}"
+                );
+                Err(NcError::Inval)
+            };
+        }
+        units::conversion(f, fv.calendar.as_deref(), a, self.calendar.as_deref()).map_err(|why| {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: units {f:?} differ from the aggregation's {a:?} (unit conversion is not built yet)"
+                "aggregation fragment {uri}: units {f:?} (calendar {:?}) cannot be converted to the aggregation's {a:?} (calendar {:?}): {why}",
+                fv.calendar,
+                self.calendar
             );
-            return Err(NcError::Inval);
-        }
-        Ok(())
+            NcError::Inval
+        })
     }
 
     /// Which aggregated dimensions the fragment variable has: all, or all
     /// but (some of) the size-1 ones, which a fragment may omit. The
-    /// remaining sizes must be the fragment's.
+    /// remaining sizes must be the fragment's (a string length that is not
+    /// aggregated, the last dimension then, is kept and may be shorter).
     fn kept_dims(&self, uri: &str, fv: &FragVar, frag: usize) -> NcResult<Vec<bool>> {
-        let want = self.fragment_shape(frag);
-        let mut keep = Vec::with_capacity(want.len());
-        let mut left = fv.shape.len();
+        let mut want = self.fragment_shape(frag);
+        let mut have = fv.shape.clone();
+        let short_last = if self.agg.padded_last {
+            matches!((want.pop(), have.pop()), (Some(w), Some(h)) if h <= w)
+        } else {
+            true
+        };
+        let mut keep = Vec::with_capacity(want.len() + 1);
+        let mut left = have.len();
         for (d, &w) in want.iter().enumerate() {
             let remaining = want.len() - d;
             let k = left == remaining || (w != 1 && left > 0);
@@ -260,33 +372,71 @@ impl AggSource {
             keep.push(k);
         }
         let kept: Vec<usize> = want.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
-        if left != 0 || kept != fv.shape {
+        if !short_last || left != 0 || kept != have {
             crate::nclog!(
                 crate::log::Level::Error,
-                "aggregation fragment {uri}: shape {:?}, the map gives {want:?}",
-                fv.shape
+                "aggregation fragment {uri}: shape {:?}, the map gives {:?}",
+                fv.shape,
+                self.fragment_shape(frag)
             );
             return Err(NcError::Edge);
+        }
+        if self.agg.padded_last {
+            keep.push(true);
         }
         Ok(keep)
     }
 
     /// Fragment values (its own type) into the aggregated type: missing
-    /// values become the aggregation's fill value, packed values unpacked.
-    fn canonical(&self, fv: &FragVar, raw: &[u8], n: usize, range: &mut bool) -> NcResult<Vec<u8>> {
+    /// values become the aggregation's fill value (never converted),
+    /// packed values unpacked, then units converted (in f64). Chars are
+    /// copied as they are.
+    fn canonical(
+        &self,
+        fv: &FragVar,
+        affine: Option<Affine>,
+        raw: &[u8],
+        n: usize,
+        range: &mut bool,
+    ) -> NcResult<Vec<u8>> {
+        if self.ty == NcType::Char {
+            return Ok(raw.to_vec());
+        }
         let (fs, es) = (fv.ty.size(), self.ty.size());
+        // Missing values are found first and converted as zeros (so they
+        // raise no NC_ERANGE), then written as the fill value.
+        let missing: Vec<bool> = raw
+            .chunks_exact(fs)
+            .map(|v| fv.missing.iter().any(|m| m.as_slice() == v))
+            .collect();
+        let zeroed;
+        let raw = if missing.contains(&true) {
+            let mut r = raw.to_vec();
+            for (x, _) in r.chunks_exact_mut(fs).zip(&missing).filter(|(_, m)| **m) {
+                x.fill(0);
+            }
+            zeroed = r;
+            &zeroed[..]
+        } else {
+            raw
+        };
         let mut out = vec![0u8; n * es];
-        if fv.packed() {
+        if fv.packed() || affine.is_some() {
             let mut d = vec![0u8; n * 8];
             match convert(fv.ty, raw, NcType::Double, &mut d) {
                 Ok(()) | Err(NcError::Range) => {}
                 Err(e) => return Err(e),
             }
             let (s, o) = (fv.scale_factor.unwrap_or(1.0), fv.add_offset.unwrap_or(0.0));
-            for i in 0..n {
-                let v = f64::from_ne_bytes(d[i * 8..i * 8 + 8].try_into().map_err(|_| NcError::Internal)?);
-                let u = (v * s + o).to_ne_bytes();
-                d[i * 8..i * 8 + 8].copy_from_slice(&u);
+            let u = affine.unwrap_or(Affine {
+                scale: 1.0,
+                offset: 0.0,
+            });
+            for x in d.chunks_exact_mut(8) {
+                let v = f64::from_ne_bytes(x.try_into().map_err(|_| NcError::Internal)?);
+                let v = if fv.packed() { v * s + o } else { v };
+                let v = if affine.is_some() { v * u.scale + u.offset } else { v };
+                x.copy_from_slice(&v.to_ne_bytes());
             }
             match convert(NcType::Double, &d, self.ty, &mut out) {
                 Ok(()) => {}
@@ -300,13 +450,8 @@ impl AggSource {
                 Err(e) => return Err(e),
             }
         }
-        if !fv.missing.is_empty() {
-            for i in 0..n {
-                let v = &raw[i * fs..(i + 1) * fs];
-                if fv.missing.iter().any(|m| m.as_slice() == v) {
-                    out[i * es..(i + 1) * es].copy_from_slice(&self.fill);
-                }
-            }
+        for (x, _) in out.chunks_exact_mut(es).zip(&missing).filter(|(_, m)| **m) {
+            x.copy_from_slice(&self.fill);
         }
         Ok(out)
     }
@@ -347,14 +492,17 @@ impl AggSource {
     }
 }
 
-impl ExternalData for AggSource {
-    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
-        let scalar = self.agg.shape.is_empty();
-        let (start, count, stride): (&[usize], &[usize], &[usize]) = if scalar {
-            (&[], &[], &[])
-        } else {
-            (start, count, stride)
-        };
+impl AggSource {
+    /// Read the blocks of a selection, those of one dataset in one job,
+    /// each placed into `out` by `put` (the block, its values, whether some
+    /// value was out of range for the aggregated type).
+    fn gather(
+        &self,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+        mut put: impl FnMut(&Block, Values) -> NcResult<()>,
+    ) -> NcResult<bool> {
         let blocks = self.blocks(start, count, stride);
         // The blocks of one dataset go to one job (its handle is used by one
         // thread at a time); constant and missing ones each to their own.
@@ -368,30 +516,86 @@ impl ExternalData for AggSource {
         let jobs: Vec<Vec<usize>> = jobs.into_values().collect();
         let results = pool::run_jobs(jobs, |list| {
             let mut range = false;
-            let r: NcResult<Vec<(usize, Vec<u8>)>> = list
+            let r: NcResult<Vec<(usize, Values)>> = list
                 .into_iter()
                 .map(|i| self.read_block(&blocks[i], stride, &mut range).map(|v| (i, v)))
                 .collect();
             r.map(|v| (v, range))
         });
-        let ms = mem.size();
         let mut out_of_range = false;
         for r in results {
             let (done, range) = r?;
             out_of_range |= range;
             for (i, vals) in done {
-                let b = &blocks[i];
-                let n: usize = b.count.iter().product();
-                let mut conv = vec![0u8; n * ms];
-                match convert(self.ty, &vals, mem, &mut conv) {
-                    Ok(()) => {}
-                    Err(NcError::Range) => out_of_range = true,
-                    Err(e) => return Err(e),
-                }
-                place(out, count, &b.out, &conv, &b.count, ms);
+                put(&blocks[i], vals)?;
             }
         }
-        if out_of_range { Err(NcError::Range) } else { Ok(()) }
+        Ok(out_of_range)
+    }
+
+    /// A scalar aggregation has no selection.
+    fn selection<'a>(
+        &self,
+        start: &'a [usize],
+        count: &'a [usize],
+        stride: &'a [usize],
+    ) -> (&'a [usize], &'a [usize], &'a [usize]) {
+        if self.agg.shape.is_empty() {
+            (&[], &[], &[])
+        } else {
+            (start, count, stride)
+        }
+    }
+}
+
+impl ExternalData for AggSource {
+    fn read(&self, start: &[usize], count: &[usize], stride: &[usize], mem: NcType, out: &mut [u8]) -> NcResult<()> {
+        if self.ty == NcType::String {
+            return Err(NcError::BadType);
+        }
+        let (start, count, stride) = self.selection(start, count, stride);
+        let ms = mem.size();
+        let mut conv_range = false;
+        let range = self.gather(start, count, stride, |b, vals| {
+            let Values::Bytes(vals) = vals else {
+                return Err(NcError::Internal);
+            };
+            let n: usize = b.count.iter().product();
+            let mut conv = vec![0u8; n * ms];
+            match convert(self.ty, &vals, mem, &mut conv) {
+                Ok(()) => {}
+                Err(NcError::Range) => conv_range = true,
+                Err(e) => return Err(e),
+            }
+            place(out, count, &b.out, &conv, &b.count, ms);
+            Ok(())
+        })?;
+        if range || conv_range {
+            Err(NcError::Range)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn read_strings(
+        &self,
+        start: &[usize],
+        count: &[usize],
+        stride: &[usize],
+        out: &mut [Option<Vec<u8>>],
+    ) -> NcResult<()> {
+        if self.ty != NcType::String {
+            return Err(NcError::BadType);
+        }
+        let (start, count, stride) = self.selection(start, count, stride);
+        self.gather(start, count, stride, |b, vals| {
+            let Values::Strings(vals) = vals else {
+                return Err(NcError::Internal);
+            };
+            place(out, count, &b.out, &vals, &b.count, 1);
+            Ok(())
+        })?;
+        Ok(())
     }
 }
 

@@ -52,6 +52,7 @@ pub fn adopt(path: &str, ext: i32) -> NcResult<Adopted> {
         let master = crate::aggregate::MasterAt {
             uri: path.to_string(),
             base: crate::aggregate::fragment::Base::of_master(path, !path.contains("://")),
+            confined: crate::aggregate::confined_by_env(),
         };
         crate::aggregate::expand(&mut ds, &master, &[]).map_err(|e| format!("{e:?}"))?;
         let expanded = ds
@@ -78,32 +79,47 @@ pub fn adopt(path: &str, ext: i32) -> NcResult<Adopted> {
     }
 }
 
-/// Whether some variable has the attributes of a term-based aggregation
-/// (the encodings `aggregate::expand` expands). Errors read as no.
+/// Whether some variable has the attributes of an aggregation that
+/// `aggregate::expand` expands (term-based, or CFA-0.4: then `cf_role` is
+/// a third inquiry). Errors read as no.
 fn has_aggregation(f: &SysFile) -> bool {
     let mut stack = vec![f.root()];
     while let Some(g) = stack.pop() {
         let Ok(n) = f.nvars(g) else { return false };
         for v in 0..n as i32 {
-            // An aggregation variable is a scalar: the attributes of others
-            // are not looked at (netCDF-4 reads a variable's attributes from
-            // the file on first inquiry).
-            if f.var_ndims(g, v) != Ok(0) {
-                continue;
+            // An aggregation variable is a scalar, or a char variable with
+            // its string length: the attributes of others are not looked at
+            // (netCDF-4 reads a variable's attributes from the file on first
+            // inquiry).
+            match f.var_ndims(g, v) {
+                Ok(0) => {}
+                Ok(1) if f.var_type_shape(g, v).is_ok_and(|(t, _)| t == NcType::Char.id()) => {}
+                _ => continue,
             }
             let dims = f.att_text(g, v, "aggregated_dimensions");
             let data = f.att_text(g, v, "aggregated_data");
-            if dims.is_none() && data.is_none() {
+            let role = if dims.is_none() && data.is_none() {
+                f.att_text(g, v, "cf_role")
+            } else {
+                None
+            };
+            if dims.is_none() && data.is_none() && role.as_deref().map(str::trim) != Some("cfa_variable") {
                 continue;
             }
+            // CFA-0.4 (cf_role = "cfa_variable"): its two attributes too.
+            let cfa = |n: &str| role.as_ref().and_then(|_| f.att_text(g, v, n));
             let atts = AggAtts {
                 aggregated_dimensions: dims,
                 aggregated_data: data,
-                cf_role: None,
-                cfa_group: None,
-                cfa_array: None,
+                cf_role: role.clone(),
+                cfa_group: cfa("cfa_group"),
+                cfa_array: cfa("cfa_array"),
+                cfa_dimensions: cfa("cfa_dimensions"),
             };
-            if matches!(parse::detect(&atts), Some(Detected::Terms { .. })) {
+            if matches!(
+                parse::detect(&atts),
+                Some(Detected::Terms { .. } | Detected::Cfa04 { .. })
+            ) {
                 return true;
             }
         }

@@ -186,6 +186,13 @@ pub fn open(path: &str, mode: i32) -> NcResult<i32> {
 /// dataset opened for writing is always shown as stored. `ancestors` are
 /// the masters this dataset is a fragment of (for nested aggregations).
 pub fn open_view(path: &str, mode: i32, ancestors: &[String]) -> NcResult<Dataset> {
+    open_view_confined(path, mode, ancestors, false)
+}
+
+/// [`open_view`] of a fragment whose master confines fragment URIs
+/// (`inherited`): then this dataset's own fragments are confined too, to
+/// its directory, whatever its URL's mode keys say.
+pub fn open_view_confined(path: &str, mode: i32, ancestors: &[String], inherited: bool) -> NcResult<Dataset> {
     rc::ensure_loaded();
     let loc = zarr_location(path, false)?;
     let writable = mode & NC_WRITE != 0;
@@ -204,6 +211,10 @@ pub fn open_view(path: &str, mode: i32, ancestors: &[String]) -> NcResult<Datase
         let master = crate::aggregate::MasterAt {
             uri: path.to_string(),
             base: crate::aggregate::fragment::Base::of_master(&loc.path, loc.kind != StoreKind::S3),
+            confined: inherited
+                || loc
+                    .aggregation_confined
+                    .unwrap_or_else(crate::aggregate::confined_by_env),
         };
         crate::aggregate::expand(&mut ds, &master, ancestors)?;
     }

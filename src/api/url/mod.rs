@@ -100,6 +100,10 @@ pub struct Location {
     /// The stored view of aggregation variables (mode key `aggregation=raw`;
     /// `aggregation=expanded`, the default, undoes it).
     pub aggregation_raw: bool,
+    /// Fragment URIs confined to the master's directory: mode key
+    /// `aggregation_uris=confined` Some(true), `aggregation_uris=any`
+    /// Some(false); None without the key (then `NCZARR_AGGREGATION_URIS`).
+    pub aggregation_confined: Option<bool>,
     /// Whether nc_enddef and nc_close flush to the disk: mode key `durable`
     /// (or `durable=1|true|yes`) Some(true), `durable=0|false|no`
     /// Some(false); None without the key (then `NCZARR_DURABLE` decides).
@@ -135,7 +139,7 @@ const FORMAT_MODES: [&str; 19] = [
 /// Mode values a Zarr dataset may use; a mode list holding one of them (or
 /// a word one edit away from one) is ours to check. `s3`/`gs3` are not among
 /// them: netcdf-c reads HDF5 files over S3 with `mode=bytes,s3`.
-const ZARR_MODES: [&str; 12] = [
+const ZARR_MODES: [&str; 13] = [
     "nczarr",
     "zarr",
     "xarray",
@@ -147,6 +151,7 @@ const ZARR_MODES: [&str; 12] = [
     "v3",
     "shards",
     "aggregation",
+    "aggregation_uris",
     "durable",
 ];
 
@@ -567,6 +572,24 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         .rev()
         .find(|m| mode_key(m) == "aggregation")
         .map(|m| m.split_once('=').map_or("", |(_, v)| v).to_string());
+    // `aggregation_uris=confined` or `aggregation_uris=any` (the last one wins).
+    let aggregation_confined = match modes
+        .iter()
+        .rev()
+        .find(|m| mode_key(m) == "aggregation_uris")
+        .map(|m| m.split_once('=').map_or("", |(_, v)| v))
+    {
+        None => None,
+        Some("confined") => Some(true),
+        Some("any") => Some(false),
+        Some(v) => {
+            crate::nclog!(
+                crate::log::Level::Error,
+                "{original}: bad aggregation_uris={v:?} (confined or any)"
+            );
+            return Err(NcError::Url);
+        }
+    };
     let aggregation_raw = match aggregation.as_deref() {
         None | Some("expanded") => false,
         Some("raw") => true,
@@ -605,6 +628,7 @@ fn classify_url(original: &str, uri: &Uri, env_consolidated: bool) -> NcResult<T
         zarr_format,
         shard_target,
         aggregation_raw,
+        aggregation_confined,
         durable,
     }))
 }
@@ -719,6 +743,7 @@ fn classify_plain(original: &str, for_create: bool, env_consolidated: bool) -> N
         zarr_format: None,
         shard_target: None,
         aggregation_raw: false,
+        aggregation_confined: None,
         durable: None,
     }))
 }
@@ -1188,6 +1213,25 @@ mod tests {
             Err(e) => Err(e),
         };
         assert_eq!(raw("file:///x/d.zarr#mode=nczarr,file,aggregation=raw"), Ok(true));
+        // Fragment URIs confined or not.
+        let confined = |p: &str| match classify_with(p, false, false) {
+            Ok(Target::Zarr(l)) => Ok(l.aggregation_confined),
+            Ok(Target::NotZarr) => Err(NcError::NotNc),
+            Err(e) => Err(e),
+        };
+        assert_eq!(
+            confined("file:///x/d.zarr#mode=nczarr,file,aggregation_uris=confined"),
+            Ok(Some(true))
+        );
+        assert_eq!(
+            confined("file:///x/d.zarr#mode=nczarr,file,aggregation_uris=confined,aggregation_uris=any"),
+            Ok(Some(false))
+        );
+        assert_eq!(confined("file:///x/d.zarr#mode=nczarr,file"), Ok(None));
+        assert_eq!(
+            confined("file:///x/d.zarr#mode=nczarr,file,aggregation_uris=local"),
+            Err(NcError::Url)
+        );
         assert_eq!(raw("file:///x/d.zarr#mode=nczarr,file"), Ok(false));
         assert_eq!(
             raw("file:///x/d.zarr#mode=nczarr,file,aggregation=raw,aggregation=expanded"),
