@@ -19,6 +19,7 @@
 pub mod fragment;
 pub mod parse;
 pub mod source;
+pub mod write;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;

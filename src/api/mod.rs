@@ -116,6 +116,12 @@ fn file_store(loc: &Location, create: Option<bool>, writable: bool) -> NcResult<
 
 /// nc_create.
 pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
+    handles::insert(create_dataset(path, cmode)?)
+}
+
+/// A new Zarr dataset at `path`, in define mode, not yet a handle (the
+/// fragments of an aggregation are made so).
+pub fn create_dataset(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_create_mode(cmode)?;
     rc::ensure_loaded();
     let loc = zarr_location(path, true)?;
@@ -149,7 +155,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
     // the nc_enddef of durable mode, which syncs it with everything else).
     write::sync_metadata(&mut ds, &crate::engine::put_all)?;
     ds.store.flush(Durability::Visible)?;
-    handles::insert(ds)
+    Ok(ds)
 }
 
 /// nc_open.
@@ -212,8 +218,12 @@ pub fn sync_all(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     if !ds.writable {
         return Ok(());
     }
+    // Variables to be aggregated get their fragments, and those being
+    // written flush theirs (`aggregate::write`); the master stores them as
+    // aggregation variables.
+    crate::aggregate::write::before_sync(ds, level)?;
     crate::engine::flush_chunks(ds)?;
-    write::sync_metadata(ds, &crate::engine::put_all)?;
+    crate::aggregate::write::as_stored(ds, |ds| write::sync_metadata(ds, &crate::engine::put_all))?;
     Ok(ds.store.flush(level)?)
 }
 
