@@ -197,16 +197,21 @@ fn a_written_aggregation_reads_back_through_its_fragments() {
     let mut map = vec![0i32; 6];
     ok(unsafe { nc_get_var_int(raw, m, map.as_mut_ptr()) }, "map");
     assert_eq!(map, vec![3, 3, 1, 2, 2, 1]);
-    let u = varid(raw, "tas_fragment_uris").unwrap();
-    assert_eq!(shape(raw, u), vec![3, 3]);
-    let mut p = [std::ptr::null_mut(); 1];
-    ok(
-        unsafe { nc_get_vara_string(raw, u, [2usize, 1].as_ptr(), [1usize, 1].as_ptr(), p.as_mut_ptr()) },
-        "uris",
-    );
-    let s = unsafe { std::ffi::CStr::from_ptr(p[0]) }.to_str().unwrap().to_string();
-    ok(unsafe { nc_free_string(1, p.as_mut_ptr()) }, "free");
-    assert_eq!(s, "m.zarr_tas/2_1.zarr");
+    // The text tables are strings, one per fragment.
+    let strings = |var: &str| -> Vec<String> {
+        let u = varid(raw, var).unwrap();
+        assert_eq!(shape(raw, u), vec![3, 3]);
+        let mut p = vec![std::ptr::null_mut(); 9];
+        ok(unsafe { nc_get_var_string(raw, u, p.as_mut_ptr()) }, var);
+        let s = p
+            .iter()
+            .map(|&x| unsafe { std::ffi::CStr::from_ptr(x) }.to_str().unwrap().to_string())
+            .collect();
+        ok(unsafe { nc_free_string(9, p.as_mut_ptr()) }, "free");
+        s
+    };
+    assert_eq!(strings("tas_fragment_uris")[7], "m.zarr_tas/2_1.zarr");
+    assert_eq!(strings("tas_fragment_identifiers"), vec!["tas"; 9]);
     ok(nc_close(raw), "close raw");
 
     // A fragment is a dataset of its own: its slice, units, fill value and
@@ -319,4 +324,79 @@ fn asking_for_aggregation_answers_netcdf_codes() {
     let ro = open(&url);
     assert_eq!(unsafe { nc_def_var_aggregation(ro, 0, null, 0, none) }, NC_EPERM);
     ok(nc_close(ro), "close");
+}
+
+/// The venv's python (scripts/install-deps.sh), which has cfdm and zarr.
+fn venv_python() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let venv = std::env::var("NCZ_VENV").unwrap_or_else(|_| format!("{home}/.cache/nczarr-venv"));
+    format!("{venv}/bin/python")
+}
+
+#[test]
+fn cfdm_reads_what_was_written_into_nczarr_fragments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("m.zarr");
+    let (d, tas, tv) = define_master(&zurl(&path, ""));
+    ok(
+        unsafe { nc_put_att_text(d.ncid, NC_GLOBAL, c("Conventions").as_ptr(), 7, c("CF-1.13").as_ptr()) },
+        "Conventions",
+    );
+    d.text(tas, "standard_name", "air_temperature");
+    // cfdm reads a Zarr v2 master's dimensions from its arrays'
+    // `_ARRAY_DIMENSIONS` only (not NCZarr's group metadata): a dimension
+    // no array of the master uses is unknown to it, so lat has a coordinate.
+    let lv = d.var("lat", NC_DOUBLE, &[1]);
+    d.text(lv, "units", "degrees_north");
+    d.enddef();
+    ok(
+        unsafe { nc_put_var_double(d.ncid, lv, [-60.0f64, -30.0, 0.0, 30.0, 60.0].as_ptr()) },
+        "put lat",
+    );
+    let times: Vec<f64> = (0..7).map(f64::from).collect();
+    ok(unsafe { nc_put_var_double(d.ncid, tv, times.as_ptr()) }, "put time");
+    // Everything but the last row, which stays fill.
+    let vals: Vec<f32> = (0..6).flat_map(|t| (0..5).map(move |l| val(t, l))).collect();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [6usize, 5].as_ptr(), vals.as_ptr()) },
+        "put_vara_float",
+    );
+    d.close();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/cfdm_read_written.py");
+    let py = venv_python();
+    let out = std::process::Command::new(&py)
+        .arg(&script)
+        .arg(&path)
+        .arg("tas")
+        .output()
+        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "cfdm failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("cfdm 1.13"), "{text}");
+    assert_eq!(lines.next(), Some("shape 7 5"));
+    let mut got: Vec<Option<f32>> = Vec::new();
+    let mut coords = Vec::new();
+    for l in lines {
+        if let Some(c) = l.strip_prefix("coordinate ") {
+            coords.push(c.to_string());
+        } else {
+            got.push((l != "--").then(|| l.parse::<f64>().unwrap() as f32));
+        }
+    }
+    let want: Vec<Option<f32>> = (0..7)
+        .flat_map(|t| (0..5).map(move |l| (t < 6).then(|| val(t, l))))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        coords,
+        vec![
+            "time 0.0 1.0 2.0 3.0 4.0 5.0 6.0".to_string(),
+            "lat -60.0 -30.0 0.0 30.0 60.0".to_string()
+        ]
+    );
 }

@@ -419,7 +419,23 @@ fn write_tables(
         .collect::<NcResult<Vec<i32>>>()?;
     let map = ds.def_var(grp, &map_name, NcType::Int, &[j, i])?;
     let uv = ds.def_var(grp, &uris_name, NcType::String, &fdims)?;
-    let iv = ds.def_var(grp, &ids_name, NcType::String, &[])?;
+    // One identifier per fragment, not a scalar: NCZarr stores a scalar as
+    // a one-element array, which cfdm would index as the fragment grid.
+    let iv = ds.def_var(grp, &ids_name, NcType::String, &fdims)?;
+    // The text tables are fixed-length Unicode strings (`<U<n>`): cfdm
+    // 1.13 reads a Zarr master through zarr-python and takes NCZarr's
+    // fixed-length byte strings (`|S<n>`) for characters, zarr-python
+    // refuses NCZarr's characters (`>S1`), and cfdm cannot index
+    // variable-length ones (`|O`) as identifiers.
+    for (v, n) in [
+        (uv, uris.iter().map(|u| u.chars().count()).max().unwrap_or(1)),
+        (iv, vname.chars().count()),
+    ] {
+        ds.var_mut(grp, v)?.string_layout = crate::model::StringLayout::Utf32 {
+            n: n.max(1),
+            big: false,
+        };
+    }
     let fill = i32::from_ne_bytes(NcType::Int.default_fill().try_into().map_err(|_| NcError::Internal)?);
     let mut cells = Vec::with_capacity(nd * maxf * 4);
     for s in sizes {
@@ -446,15 +462,8 @@ fn write_tables(
     let counts: Vec<usize> = sizes.iter().map(Vec::len).collect();
     let strs: Vec<Option<Vec<u8>>> = uris.iter().map(|u| Some(u.as_bytes().to_vec())).collect();
     crate::engine::put_vars(ds, grp, uv, &zeros, &counts, None, MemIn::Str(&strs))?;
-    crate::engine::put_vars(
-        ds,
-        grp,
-        iv,
-        &[],
-        &[],
-        None,
-        MemIn::Str(&[Some(vname.as_bytes().to_vec())]),
-    )?;
+    let ids: Vec<Option<Vec<u8>>> = vec![Some(vname.as_bytes().to_vec()); uris.len()];
+    crate::engine::put_vars(ds, grp, iv, &zeros, &counts, None, MemIn::Str(&ids))?;
     Ok(StoredForm {
         dims_text: dim_names.join(" "),
         data_text: format!("map: {map_name} uris: {uris_name} identifiers: {ids_name}"),
