@@ -400,3 +400,29 @@ fn cfdm_reads_what_was_written_into_nczarr_fragments() {
         ]
     );
 }
+
+#[test]
+fn fragments_take_the_masters_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, mode, frag) in [
+        ("v3.zarr", "nczarr,file,v3", "v3.zarr_tas/1_2.zarr/zarr.json"),
+        ("z.zip", "nczarr,zip", "z.zip_tas/1_2.zarr.zip"),
+        ("x.zarr", "zarr,file", "x.zarr_tas/1_2.zarr/tas/.zarray"),
+    ] {
+        let url = format!("file://{}#mode={mode}", tmp.path().join(name).display());
+        let (d, tas, _) = define_master(&url);
+        // Pure Zarr knows a dimension only from the arrays along it: the
+        // master needs one along lat (as cfdm does, see below).
+        d.var("lat", NC_DOUBLE, &[1]);
+        d.enddef();
+        let vals: Vec<f32> = (0..7).flat_map(|t| (0..5).map(move |l| val(t, l))).collect();
+        ok(unsafe { nc_put_var_float(d.ncid, tas, vals.as_ptr()) }, "put");
+        d.close();
+        assert!(tmp.path().join(frag).exists(), "{mode}: {frag}");
+        let ncid = open(&url);
+        let v = varid(ncid, "tas").unwrap();
+        assert_eq!(shape(ncid, v), vec![7, 5], "{mode}");
+        assert_eq!(get_floats(ncid, v, &[0, 0], &[7, 5]), vals, "{mode}");
+        ok(nc_close(ncid), "close");
+    }
+}

@@ -264,12 +264,12 @@ impl MasterLoc {
 
     /// The URI of a fragment as the master records it: the template with
     /// `{master}`, `{var}` and `{index}` (grid indices joined by `_`)
-    /// replaced. The default is `{master}_{var}/{index}.zarr` (`.zip` for
+    /// replaced. The default is `{master}_{var}/{index}.zarr` (`.zarr.zip` for
     /// a zip master).
     fn uri(&self, template: Option<&str>, var: &str, idx: &[usize]) -> String {
         let default = format!(
             "{{master}}_{{var}}/{{index}}{}",
-            if self.zip { ".zip" } else { ".zarr" }
+            if self.zip { ".zarr.zip" } else { ".zarr" }
         );
         let t = template.unwrap_or(&default);
         let index = idx.iter().map(usize::to_string).collect::<Vec<_>>().join("_");
@@ -427,14 +427,15 @@ fn write_tables(
     // fixed-length byte strings (`|S<n>`) for characters, zarr-python
     // refuses NCZarr's characters (`>S1`), and cfdm cannot index
     // variable-length ones (`|O`) as identifiers.
-    for (v, n) in [
-        (uv, uris.iter().map(|u| u.chars().count()).max().unwrap_or(1)),
-        (iv, vname.chars().count()),
-    ] {
-        ds.var_mut(grp, v)?.string_layout = crate::model::StringLayout::Utf32 {
-            n: n.max(1),
-            big: false,
-        };
+    // (Zarr v3 keeps its `string` data type.)
+    if !ds.flavor.v3 {
+        let widest = uris.iter().map(|u| u.chars().count()).max().unwrap_or(1);
+        for (v, n) in [(uv, widest), (iv, vname.chars().count())] {
+            ds.var_mut(grp, v)?.string_layout = crate::model::StringLayout::Utf32 {
+                n: n.max(1),
+                big: false,
+            };
+        }
     }
     let fill = i32::from_ne_bytes(NcType::Int.default_fill().try_into().map_err(|_| NcError::Internal)?);
     let mut cells = Vec::with_capacity(nd * maxf * 4);
