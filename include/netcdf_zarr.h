@@ -46,6 +46,36 @@ extern "C" {
 EXTERNL int nc_def_var_zarr_shards(int ncid, int varid, const size_t *shardsizes);
 EXTERNL int nc_inq_var_zarr_shards(int ncid, int varid, int *shardedp, size_t *shardsizesp);
 
+/* CF aggregation (CF-1.13 section 2.8): a variable written as fragments,
+ * each a Zarr dataset of the master's format (NCZarr or Zarr v2 directory,
+ * Zarr v3, zip, S3), the master holding the aggregation variable
+ * (aggregated_dimensions, aggregated_data = "map: ... uris: ...
+ * identifiers: ...") and its tables. While the writing handle is open the
+ * variable is the N-d variable (nc_inq_var, nc_put_vara, nc_get_vara);
+ * opened again, the library reads it through the fragments.
+ *
+ * nc_def_var_aggregation: fragments of fragment_shape[i] elements along
+ * dimension i (the last fragment along a dimension may be smaller), or, with
+ * NULL fragment_shape, fragments of at most max_fragment_bytes bytes (0:
+ * 64 MiB) cut by S3netCDF4's splitting algorithm (whole chunks, balancing a
+ * time series against a map, axes from CF metadata). uri_template names
+ * each fragment, relative to the master's directory, with {master} (the
+ * master's last path component), {var} and {index} (grid indices joined by
+ * '_'); a "#mode=..." suffix chooses its format; NULL is
+ * "{master}_{var}/{index}.zarr". Every fragment is created at nc_enddef,
+ * so what is not written reads as fill. Only in define mode, before the
+ * variable is first stored; not for scalars or non-numeric types.
+ * Programs that can only set attributes use the variable attributes
+ * _Aggregation_FragmentShape (integers), _Aggregation_FragmentBytes (an
+ * integer) and _Aggregation_URI (text), read and removed at nc_enddef.
+ * Returns NC_NOERR, NC_EBADID, NC_ENOTVAR, NC_ENOTINDEFINE, NC_EINVAL
+ * (scalar, non-numeric type, a size of 0, an empty template), NC_ELATEDEF,
+ * NC_EPERM, NC_ENOTBUILT (an unlimited dimension: appending to an
+ * aggregation is not built; a dataset that is not Zarr).
+ */
+EXTERNL int nc_def_var_aggregation(int ncid, int varid, const size_t *fragment_shape,
+                                   size_t max_fragment_bytes, const char *uri_template);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -103,9 +103,9 @@ else
     fail=1
 fi
 # H5get_libversion: python3-netcdf4 reaches it through libnetcdf (see README).
-# nc_*_var_zarr_shards: this library's own extension (include/netcdf_zarr.h).
+# nc_*_var_zarr_shards, nc_def_var_aggregation: this library's own extensions (include/netcdf_zarr.h).
 printf '%s\n' ncaux_copy_data ncaux_copy_data_all H5get_libversion \
-    nc_def_var_zarr_shards nc_inq_var_zarr_shards >>"$tmp/known"
+    nc_def_var_zarr_shards nc_inq_var_zarr_shards nc_def_var_aggregation >>"$tmp/known"
 sort -u -o "$tmp/known" "$tmp/known"
 extra="$(comm -23 "$tmp/ours" "$tmp/known")"
 if [ -n "$extra" ]; then

@@ -20,6 +20,7 @@ pub mod fragment;
 pub mod parse;
 pub mod source;
 pub mod units;
+pub mod write;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;

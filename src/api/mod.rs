@@ -120,7 +120,8 @@ pub fn create(path: &str, cmode: i32) -> NcResult<i32> {
     handles::insert(create_dataset(path, cmode)?)
 }
 
-/// A new dataset at `path`, its root group stored: what nc_create makes.
+/// A new dataset at `path`, in define mode, its root group stored, not yet a
+/// handle: what nc_create makes (and the fragments of an aggregation).
 pub fn create_dataset(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_create_mode(cmode)?;
     rc::ensure_loaded();
@@ -249,8 +250,12 @@ pub fn sync_all(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     if let Some(par) = parallel::of(ds) {
         return parallel::collective_point(ds, &par, Ok(()), Some(level));
     }
+    // Variables to be aggregated get their fragments, and those being
+    // written flush theirs (`aggregate::write`); the master stores them as
+    // aggregation variables.
+    crate::aggregate::write::before_sync(ds, level)?;
     crate::engine::flush_chunks(ds)?;
-    write::sync_metadata(ds, &crate::engine::put_all)?;
+    crate::aggregate::write::as_stored(ds, |ds| write::sync_metadata(ds, &crate::engine::put_all))?;
     Ok(ds.store.flush(level)?)
 }
 

@@ -55,8 +55,7 @@ pub fn put_vars_where(
     src: MemIn<'_>,
     keep: &dyn Fn(&[u64]) -> bool,
 ) -> NcResult<()> {
-    // An aggregated variable is read-only (its fragments are not written).
-    if !ds.writable || ds.var(grp, varid)?.external.is_some() {
+    if !ds.writable {
         return Err(NcError::Perm);
     }
     let store = ds.store.clone();
@@ -74,6 +73,17 @@ pub fn put_vars_where(
     else {
         return Ok(());
     };
+    // Values held elsewhere (an aggregated variable being written) go to
+    // their source, which answers NC_EPERM when it is read-only.
+    if let Some(ext) = ds.var(grp, varid)?.external.clone() {
+        return match src {
+            MemIn::Num { ty, data } => {
+                let n = sel.total.checked_mul(ty.size()).ok_or(NcError::Inval)?;
+                ext.write(&sel.start, &sel.count, &sel.stride, ty, &data[..n])
+            }
+            MemIn::Str(_) => Err(NcError::Perm),
+        };
+    }
     let quantized = quantize_input(ds.var(grp, varid)?, &src, sel.total)?;
     let mut out_of_range = quantized.as_ref().is_some_and(|q| q.out_of_range);
     let src = match &quantized {

@@ -7,9 +7,9 @@
 //! access it documents: `shardsizes` holds one size per dimension of the
 //! variable. Out-parameters are written only on success.
 
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int};
 
-use super::{ffi_boundary, put, slice, slice_mut};
+use super::{cstr, ffi_boundary, put, slice, slice_mut};
 use crate::api::{self, handles};
 
 /// Store variable `varid`'s chunks in shards of `shardsizes` elements (one
@@ -66,5 +66,50 @@ pub unsafe extern "C" fn nc_inq_var_zarr_shards(
         // SAFETY: NULL or valid for one write.
         unsafe { put(shardedp, c_int::from(shards.is_some())) };
         Ok(())
+    })
+}
+
+/// Write variable `varid` as a CF aggregation: split into fragments, each a
+/// Zarr dataset of the master's format, the master holding the CF-1.13
+/// aggregation variable. `fragment_shape` gives one size per dimension;
+/// NULL lets the splitting algorithm choose fragments of at most
+/// `max_fragment_bytes` (0: 64 MiB). `uri_template` names each fragment
+/// relative to the master (`{master}`, `{var}`, `{index}`); NULL is
+/// `{master}_{var}/{index}.zarr`. Fixed at nc_enddef.
+///
+/// Returns NC_NOERR; NC_EBADID, NC_ENOTVAR; NC_ENOTINDEFINE out of define
+/// mode; NC_EINVAL for a scalar, a type that is not a number, a size of 0
+/// or an empty template; NC_ELATEDEF once the variable is stored; NC_EPERM
+/// when read-only; NC_ENOTBUILT along an unlimited dimension (appending is
+/// not built) or for a dataset that is not Zarr.
+///
+/// # Safety
+/// `fragment_shape` is NULL or valid for as many reads as the variable has
+/// dimensions; `uri_template` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_aggregation(
+    ncid: c_int,
+    varid: c_int,
+    fragment_shape: *const usize,
+    max_fragment_bytes: usize,
+    uri_template: *const c_char,
+) -> c_int {
+    ffi_boundary!(forward ncid => nc_def_var_aggregation(ncid, varid, fragment_shape, max_fragment_bytes, uri_template); status {
+        handles::with(ncid, |ds, grp| {
+            let n = ds.var(grp, varid)?.dimids.len();
+            let shape = if fragment_shape.is_null() {
+                None
+            } else {
+                // SAFETY: non-NULL, valid for one size per dimension (contract).
+                Some(unsafe { slice(fragment_shape, n) }?)
+            };
+            let template = if uri_template.is_null() {
+                None
+            } else {
+                // SAFETY: non-NULL and NUL-terminated (contract).
+                Some(unsafe { cstr(uri_template) }?)
+            };
+            crate::aggregate::write::define(ds, grp, varid, shape, max_fragment_bytes, template)
+        })
     })
 }

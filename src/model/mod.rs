@@ -287,6 +287,18 @@ pub trait ExternalData: Send + Sync + std::fmt::Debug {
     fn stored_as_is(&self) -> bool {
         false
     }
+
+    /// Write the selection (checked as for `read`) from `data`, `count`'s
+    /// product values of type `mem`. Sources that are read-only answer
+    /// NC_EPERM.
+    fn write(&self, _start: &[usize], _count: &[usize], _stride: &[usize], _mem: NcType, _data: &[u8]) -> NcResult<()> {
+        Err(NcError::Perm)
+    }
+
+    /// The source as `Any`, for the layer that made it (None: not needed).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// What a variable's codec chain was resolved for, and the result.
