@@ -952,8 +952,10 @@ impl FileStore {
     /// whole or not at all; a process killed before the link leaves nothing,
     /// not even a temporary file), with one name lookup fewer and no rename.
     /// `Ok(false)`: not done, nothing left behind (no `O_TMPFILE` here, no
-    /// way to link, or an object at `path` already: replacing one is the
-    /// rename's work, which also replaces a link without following it).
+    /// way to link, an object at `path` already: replacing one is the
+    /// rename's work, which also replaces a link without following it; or
+    /// another failure, which the write to a temporary name then meets and
+    /// reports, or gets past). A missing directory is `NotFound`.
     fn write_anon(dir: &Path, path: &Path, data: &[&[u8]]) -> io::Result<bool> {
         use rustix::fs::{AtFlags, Mode, OFlags};
         use rustix::io::Errno;
@@ -970,7 +972,10 @@ impl FileStore {
                 ANON_LINK.store(ANON_NONE, Ordering::Relaxed);
                 return Ok(false);
             }
-            Err(e) => return Err(e.into()),
+            // A directory being removed at that moment answers EPERM (seen
+            // on ext4); a real lack of permission is the named write's to
+            // report, which makes the directory again if it is gone.
+            Err(_) => return Ok(false),
         };
         let mut file = File::from(fd);
         write_all_parts(&mut file, data)?;
@@ -1012,8 +1017,11 @@ impl FileStore {
         };
         match linked {
             Ok(()) => Ok(true),
-            Err(Errno::EXIST) => Ok(false),
-            Err(e) => Err(e.into()),
+            // The directory is gone: the caller makes it and tries again.
+            Err(Errno::NOENT) => Err(io::Error::from(ErrorKind::NotFound)),
+            // An object there already (replacing it is the rename's work),
+            // or any other failure: the named write does it, or reports it.
+            Err(_) => Ok(false),
         }
     }
 
