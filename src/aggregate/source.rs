@@ -44,7 +44,7 @@ pub struct AggSource {
 
 /// One dimension's share of a request inside one fragment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Piece {
+pub struct Piece {
     /// Fragment index along the dimension.
     frag: usize,
     /// First index inside the fragment.
@@ -56,12 +56,13 @@ struct Piece {
 }
 
 /// The pieces of a selection along one dimension of fragment sizes `sizes`.
-fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Piece> {
+pub fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut off = 0usize;
     if count == 0 {
         return out;
     }
+    let stride = stride.max(1);
     let last = start + (count - 1) * stride;
     for (i, &n) in sizes.iter().enumerate() {
         let end = off + n;
@@ -86,14 +87,52 @@ fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Pie
     out
 }
 
-/// One fragment's block of a request.
-#[derive(Debug, Clone)]
-struct Block {
-    /// Linear fragment index.
-    frag: usize,
-    local: Vec<usize>,
-    out: Vec<usize>,
-    count: Vec<usize>,
+/// One fragment's part of a request (read or written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The fragment's index in row-major order.
+    pub frag: usize,
+    /// First index inside the fragment, per dimension.
+    pub local: Vec<usize>,
+    /// Where the part starts in the caller's selection, per dimension.
+    pub at: Vec<usize>,
+    /// How many selected indices, per dimension.
+    pub count: Vec<usize>,
+}
+
+/// The blocks of a selection on a grid of fragment `sizes` (per dimension),
+/// one per fragment touched, in row-major order of the fragments.
+pub fn blocks(sizes: &[Vec<usize>], start: &[usize], count: &[usize], stride: &[usize]) -> Vec<Block> {
+    let per_dim: Vec<Vec<Piece>> = (0..sizes.len())
+        .map(|d| pieces(&sizes[d], start[d], count[d], stride.get(d).copied().unwrap_or(1)))
+        .collect();
+    let mut out = Vec::new();
+    if per_dim.iter().any(Vec::is_empty) {
+        return out;
+    }
+    let mut idx = vec![0usize; per_dim.len()];
+    loop {
+        let ps: Vec<Piece> = idx.iter().enumerate().map(|(d, &i)| per_dim[d][i]).collect();
+        let frag = ps.iter().zip(sizes).fold(0usize, |a, (p, s)| a * s.len() + p.frag);
+        out.push(Block {
+            frag,
+            local: ps.iter().map(|p| p.local).collect(),
+            at: ps.iter().map(|p| p.out).collect(),
+            count: ps.iter().map(|p| p.n).collect(),
+        });
+        let mut d = per_dim.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < per_dim[d].len() {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
 }
 
 /// Copy `block` (shape `bc`, `es` items per value) into `out` (shape
@@ -455,41 +494,6 @@ impl AggSource {
         }
         Ok(out)
     }
-
-    /// The blocks of a request, one per fragment touched.
-    fn blocks(&self, start: &[usize], count: &[usize], stride: &[usize]) -> Vec<Block> {
-        let per_dim: Vec<Vec<Piece>> = (0..self.agg.shape.len())
-            .map(|d| pieces(&self.agg.sizes[d], start[d], count[d], stride[d]))
-            .collect();
-        let grid = self.agg.grid();
-        let mut out = Vec::new();
-        if per_dim.iter().any(Vec::is_empty) {
-            return out;
-        }
-        let mut idx = vec![0usize; per_dim.len()];
-        loop {
-            let ps: Vec<Piece> = idx.iter().enumerate().map(|(d, &i)| per_dim[d][i]).collect();
-            let frag = ps.iter().zip(&grid).fold(0usize, |a, (p, &g)| a * g + p.frag);
-            out.push(Block {
-                frag,
-                local: ps.iter().map(|p| p.local).collect(),
-                out: ps.iter().map(|p| p.out).collect(),
-                count: ps.iter().map(|p| p.n).collect(),
-            });
-            let mut d = per_dim.len();
-            loop {
-                if d == 0 {
-                    return out;
-                }
-                d -= 1;
-                idx[d] += 1;
-                if idx[d] < per_dim[d].len() {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
-    }
 }
 
 impl AggSource {
@@ -503,7 +507,7 @@ impl AggSource {
         stride: &[usize],
         mut put: impl FnMut(&Block, Values) -> NcResult<()>,
     ) -> NcResult<bool> {
-        let blocks = self.blocks(start, count, stride);
+        let blocks = blocks(&self.agg.sizes, start, count, stride);
         // The blocks of one dataset go to one job (its handle is used by one
         // thread at a time); constant and missing ones each to their own.
         let mut jobs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -567,7 +571,7 @@ impl ExternalData for AggSource {
                 Err(NcError::Range) => conv_range = true,
                 Err(e) => return Err(e),
             }
-            place(out, count, &b.out, &conv, &b.count, ms);
+            place(out, count, &b.at, &conv, &b.count, ms);
             Ok(())
         })?;
         if range || conv_range {
@@ -592,7 +596,7 @@ impl ExternalData for AggSource {
             let Values::Strings(vals) = vals else {
                 return Err(NcError::Internal);
             };
-            place(out, count, &b.out, &vals, &b.count, 1);
+            place(out, count, &b.at, &vals, &b.count, 1);
             Ok(())
         })?;
         Ok(())

@@ -10,6 +10,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::aggregate::source::{Block, blocks};
 use crate::engine::{MemIn, MemOut};
 use crate::error::{NcError, NcResult};
 use crate::model::types::NcType;
@@ -56,103 +57,6 @@ pub struct AggWriter {
 /// Open fragment datasets by index, each with the call that last used it,
 /// and the number of the last call.
 type OpenFragments = (u64, HashMap<usize, (u64, Dataset)>);
-
-/// One fragment's part of a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    /// The fragment's index in row-major order.
-    pub frag: usize,
-    /// First index inside the fragment, per dimension.
-    pub local: Vec<usize>,
-    /// Where the part starts in the caller's selection, per dimension.
-    pub at: Vec<usize>,
-    /// How many selected indices, per dimension.
-    pub count: Vec<usize>,
-}
-
-/// One dimension's share of a selection inside one fragment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Piece {
-    frag: usize,
-    local: usize,
-    out: usize,
-    n: usize,
-}
-
-/// The pieces of (`start`, `count`, `stride`) along fragments of `sizes`.
-fn pieces(sizes: &[usize], start: usize, count: usize, stride: usize) -> Vec<Piece> {
-    let mut out = Vec::new();
-    if count == 0 {
-        return out;
-    }
-    let stride = stride.max(1);
-    let last = start + (count - 1) * stride;
-    let mut off = 0usize;
-    for (frag, &n) in sizes.iter().enumerate() {
-        let end = off + n;
-        if n > 0 && end > start && off <= last {
-            let lo = if start >= off {
-                0
-            } else {
-                (off - start).div_ceil(stride)
-            };
-            let hi = ((end - 1 - start) / stride + 1).min(count);
-            if lo < hi {
-                out.push(Piece {
-                    frag,
-                    local: start + lo * stride - off,
-                    out: lo,
-                    n: hi - lo,
-                });
-            }
-        }
-        off = end;
-    }
-    out
-}
-
-/// The blocks of a selection on a grid of fragment `sizes`, in row-major
-/// order of the fragments.
-pub fn blocks(sizes: &[Vec<usize>], start: &[usize], count: &[usize], stride: &[usize]) -> Vec<Block> {
-    let per_dim: Vec<Vec<Piece>> = (0..sizes.len())
-        .map(|d| pieces(&sizes[d], start[d], count[d], stride.get(d).copied().unwrap_or(1)))
-        .collect();
-    if per_dim.iter().any(Vec::is_empty) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut idx = vec![0usize; per_dim.len()];
-    loop {
-        let mut frag = 0usize;
-        let mut b = Block {
-            frag: 0,
-            local: Vec::new(),
-            at: Vec::new(),
-            count: Vec::new(),
-        };
-        for (d, p) in per_dim.iter().enumerate() {
-            let p = p[idx[d]];
-            frag = frag * sizes[d].len() + p.frag;
-            b.local.push(p.local);
-            b.at.push(p.out);
-            b.count.push(p.n);
-        }
-        b.frag = frag;
-        out.push(b);
-        let mut d = per_dim.len();
-        loop {
-            if d == 0 {
-                return out;
-            }
-            d -= 1;
-            idx[d] += 1;
-            if idx[d] < per_dim[d].len() {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-}
 
 /// Visit the rows (runs along the last dimension) of a block of shape `bc`
 /// placed at `at` in an array of shape `oc`: `f(offset in the array,
