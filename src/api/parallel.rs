@@ -265,16 +265,7 @@ fn grow_to_max(ds: &mut Dataset, par: &Parallel) -> NcResult<()> {
             grown.push(d);
         }
     }
-    if !grown.is_empty() {
-        ds.meta_dirty = true;
-        for g in ds.groups.iter_mut() {
-            for v in g.vars.iter_mut() {
-                if v.dimids.iter().any(|d| grown.contains(d)) {
-                    v.meta_dirty = true;
-                }
-            }
-        }
-    }
+    ds.dims_grown(&grown);
     Ok(())
 }
 

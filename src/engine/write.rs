@@ -215,16 +215,7 @@ fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> 
             grown.push(dimid);
         }
     }
-    if !grown.is_empty() {
-        ds.meta_dirty = true;
-        for g in ds.groups.iter_mut() {
-            for v in g.vars.iter_mut() {
-                if v.dimids.iter().any(|d| grown.contains(d)) {
-                    v.meta_dirty = true;
-                }
-            }
-        }
-    }
+    ds.dims_grown(&grown);
     Ok(())
 }
 

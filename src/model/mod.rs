@@ -825,6 +825,22 @@ impl Dataset {
         ix.as_ref().and_then(|i| i.by_name.get(name).copied())
     }
 
+    /// The unlimited dimensions `grown` (dataset-wide ids) got longer: the
+    /// dataset's metadata and that of every variable using them is rewritten.
+    pub fn dims_grown(&mut self, grown: &[usize]) {
+        if grown.is_empty() {
+            return;
+        }
+        self.meta_dirty = true;
+        for g in self.groups.iter_mut() {
+            for v in g.vars.iter_mut() {
+                if v.dimids.iter().any(|d| grown.contains(d)) {
+                    v.meta_dirty = true;
+                }
+            }
+        }
+    }
+
     /// The index of the variable `name` of group `grp`.
     pub fn group_var(&self, grp: usize, name: &str) -> Option<usize> {
         let g = self.groups.get(grp)?;
