@@ -203,6 +203,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim_end_matches('\0').trim().to_string()
 }
 
+/// The error of a fragment read the system libnetcdf failed (`rc`), logged.
+fn sys_error(rc: i32) -> NcError {
+    crate::nclog!(
+        crate::log::Level::Error,
+        "aggregation fragment read: the system libnetcdf answers {rc}"
+    );
+    NcError::from_code(rc).unwrap_or(NcError::Io)
+}
+
 impl Handle {
     /// Open the fragment dataset at `uri` (resolved), `ancestors` being the
     /// masters that lead to it (for nested aggregations).
@@ -382,13 +391,7 @@ impl Handle {
             Handle::NetCdf(f) => {
                 let st: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
                 f.get_vars((at.grp, at.varid), start, count, &st, fv.ty.size(), &mut out)
-                    .map_err(|rc| {
-                        crate::nclog!(
-                            crate::log::Level::Error,
-                            "aggregation fragment read: the system libnetcdf answers {rc}"
-                        );
-                        NcError::from_code(rc).unwrap_or(NcError::Io)
-                    })?;
+                    .map_err(sys_error)?;
             }
         }
         Ok(out)
@@ -426,13 +429,7 @@ impl Handle {
             }
             Handle::NetCdf(f) => {
                 f.get_vars_strings((at.grp, at.varid), start, count, &st, &mut out)
-                    .map_err(|rc| {
-                        crate::nclog!(
-                            crate::log::Level::Error,
-                            "aggregation fragment read: the system libnetcdf answers {rc}"
-                        );
-                        NcError::from_code(rc).unwrap_or(NcError::Io)
-                    })?;
+                    .map_err(sys_error)?;
             }
         }
         Ok(out)
