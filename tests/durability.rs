@@ -9,8 +9,9 @@
 //!   durable flush (`fdatasync`) and the directories whose entries changed
 //!   (`fsync`), never the whole file system (`syncfs`, `sync`);
 //! - the mode key `durable` and `NCZARR_DURABLE=1` make nc_enddef and
-//!   nc_close do the same (the mode key wins over the variable); nc_create
-//!   syncs nothing, its objects wait for nc_enddef;
+//!   nc_close do the same (the mode key wins over the variable), except that
+//!   each object is synced as it is written (nc_create's too), so the
+//!   durable steps sync only the directories;
 //! - a zip archive is synced (`fdatasync`) before it is renamed into place
 //!   and its directory after, only when durable.
 //!
@@ -247,14 +248,44 @@ fn parent(p: &Path) -> PathBuf {
     p.parent().unwrap().to_path_buf()
 }
 
-/// Check a directory dataset's steps: those in `durable` sync exactly the
-/// files renamed into place since the last durable step (`fdatasync`, once
-/// each) and the directories whose entries changed (`fsync`: the parents of
-/// those files, the directories created and their parents); every other
-/// step syncs nothing. Returns (fdatasync, fsync) counts per step.
-fn check_file_steps(steps: &Steps, durable: &[&str]) -> Vec<(String, usize, usize)> {
+/// Whether a synced path is an object's data before it is placed: an
+/// anonymous file (strace names it `#<inode>`, on some kernels followed by
+/// ` (deleted)`) or a temporary name.
+fn unplaced(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let anon = name
+        .strip_prefix('#')
+        .map(|n| n.trim_end_matches(" (deleted)"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    anon || name.starts_with(".nczarr-tmp.")
+}
+
+/// How the objects of a directory dataset reach the disk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Objects {
+    /// By the durable step after them (`fdatasync` of the placed name).
+    AtFlush,
+    /// Each as it is written (durable mode): before a rename, right after
+    /// the link of an anonymous file.
+    AsWritten,
+}
+
+/// Check a directory dataset's steps: every object placed since the last
+/// durable step is synced once (`fdatasync`), by that step (`AtFlush`) or
+/// as it is written (`AsWritten`: an anonymous or temporary file in the
+/// same directory, one per object placed there, each time it is placed);
+/// the steps in `durable`
+/// sync the directories whose entries changed (`fsync`: the parents of the
+/// objects placed, the directories created and their parents), every one
+/// once; no other step syncs anything else. Returns (fdatasync, fsync)
+/// counts per step.
+fn check_file_steps(steps: &Steps, durable: &[&str], objects: Objects) -> Vec<(String, usize, usize)> {
     let mut files = BTreeSet::new();
     let mut dirs = BTreeSet::new();
+    // Objects synced before they were placed, by directory.
+    let mut early: HashMap<PathBuf, usize> = HashMap::new();
+    // Objects placed (an object written twice counts twice), by directory.
+    let mut placed: HashMap<PathBuf, usize> = HashMap::new();
     let mut counts = Vec::new();
     let mut wrote = 0;
     for (step, calls) in steps {
@@ -263,6 +294,7 @@ fn check_file_steps(steps: &Steps, durable: &[&str]) -> Vec<(String, usize, usiz
                 Call::Renamed(_, to) => {
                     files.insert(to.clone());
                     dirs.insert(parent(to));
+                    *placed.entry(parent(to)).or_default() += 1;
                     wrote += 1;
                 }
                 Call::Made(d) => {
@@ -272,21 +304,43 @@ fn check_file_steps(steps: &Steps, durable: &[&str]) -> Vec<(String, usize, usiz
                 Call::Sync(..) => {}
             }
         }
-        let got = syncs(calls);
+        let all = syncs(calls);
+        // (An anonymous file synced once linked may be named by its link.)
+        let as_written = |p: &PathBuf| unplaced(p) || (objects == Objects::AsWritten && files.contains(p));
+        let (before, got): (Vec<_>, Vec<_>) = all
+            .iter()
+            .cloned()
+            .partition(|(w, p)| *w == "fdatasync" && as_written(p));
+        match objects {
+            Objects::AtFlush => assert_eq!(before, [], "step {step} syncs no object before placing it"),
+            Objects::AsWritten => {
+                for (_, p) in &before {
+                    *early.entry(parent(p)).or_default() += 1;
+                }
+            }
+        }
         if durable.contains(&step.as_str()) {
-            let mut want: Vec<(&'static str, PathBuf)> = files
-                .iter()
+            let by_name = files.iter().filter(|_| objects == Objects::AtFlush);
+            let mut want: Vec<(&'static str, PathBuf)> = by_name
                 .map(|f| ("fdatasync", f.clone()))
                 .chain(dirs.iter().map(|d| ("fsync", d.clone())))
                 .collect();
             want.sort();
             assert_eq!(got, want, "step {step}: what it syncs");
+            if objects == Objects::AsWritten {
+                assert_eq!(
+                    early, placed,
+                    "step {step}: objects synced before they were placed, by directory"
+                );
+            }
             files.clear();
             dirs.clear();
+            early.clear();
+            placed.clear();
         } else {
-            assert_eq!(got, [], "step {step} syncs nothing");
+            assert_eq!(got, [], "step {step} syncs no placed object and no directory");
         }
-        let n = |what| got.iter().filter(|(w, _)| *w == what).count();
+        let n = |what| all.iter().filter(|(w, _)| *w == what).count();
         counts.push((step.clone(), n("fdatasync"), n("fsync")));
     }
     assert!(wrote > CHUNKS, "the child wrote {wrote} objects");
@@ -301,12 +355,13 @@ fn file_dataset(mode: &str) -> (tempfile::TempDir, String) {
 }
 
 /// (fdatasync, fsync) counts of the steps of the `plain` scenario in
-/// durable mode: nc_create (nothing: its objects wait for nc_enddef),
-/// nc_enddef (.zgroup, .zattrs, v/.zarray, v/.zattrs; the dataset
-/// directory, its parent and the variable directory), nc_close (every
-/// chunk; the variable directory).
+/// durable mode, where every object is synced as it is written and the
+/// durable steps sync the directories: nc_create (.zgroup, .zattrs; no
+/// directory: they wait for nc_enddef), nc_enddef (.zgroup, .zattrs,
+/// v/.zarray, v/.zattrs; the dataset directory, its parent and the variable
+/// directory), nc_close (every chunk; the variable directory).
 const DURABLE_PLAIN: [(&str, usize, usize); 4] = [
-    ("created", 0, 0),
+    ("created", 2, 0),
     ("defined", 4, 3),
     ("closed", CHUNKS, 1),
     ("end", 0, 0),
@@ -323,7 +378,7 @@ fn default_create_and_close_sync_nothing() {
     }
     let (_dir, url) = file_dataset("");
     let steps = traced("plain", &url, &[]);
-    let counts = check_file_steps(&steps, &[]);
+    let counts = check_file_steps(&steps, &[], Objects::AtFlush);
     assert!(counts.iter().all(|&(_, a, b)| a == 0 && b == 0));
 }
 
@@ -334,7 +389,7 @@ fn nc_sync_syncs_what_was_written_since_the_last_sync() {
     }
     let (_dir, url) = file_dataset("");
     let steps = traced("sync", &url, &[]);
-    let counts = check_file_steps(&steps, &["synced", "synced-again"]);
+    let counts = check_file_steps(&steps, &["synced", "synced-again"], Objects::AtFlush);
     assert_eq!(
         counts_of(&counts),
         [
@@ -358,7 +413,7 @@ fn durable_mode_key_syncs_at_enddef_and_close() {
     let (_dir, url) = file_dataset(",durable");
     // The mode key wins over the variable.
     let steps = traced("plain", &url, &[("NCZARR_DURABLE", "0")]);
-    let counts = check_file_steps(&steps, &["defined", "closed"]);
+    let counts = check_file_steps(&steps, &["defined", "closed"], Objects::AsWritten);
     assert_eq!(counts_of(&counts), DURABLE_PLAIN);
 }
 
@@ -370,14 +425,14 @@ fn durable_environment_variable_syncs_at_enddef_and_close() {
     for on in ["1", "true", "YES"] {
         let (_dir, url) = file_dataset("");
         let steps = traced("plain", &url, &[("NCZARR_DURABLE", on)]);
-        let counts = check_file_steps(&steps, &["defined", "closed"]);
+        let counts = check_file_steps(&steps, &["defined", "closed"], Objects::AsWritten);
         assert_eq!(counts_of(&counts), DURABLE_PLAIN, "NCZARR_DURABLE={on}");
     }
     // Off, and the mode key's durable=no over the variable's yes.
     for (mode, env) in [("", "0"), ("", "no"), (",durable=no", "1")] {
         let (_dir, url) = file_dataset(mode);
         let steps = traced("plain", &url, &[("NCZARR_DURABLE", env)]);
-        check_file_steps(&steps, &[]);
+        check_file_steps(&steps, &[], Objects::AtFlush);
     }
 }
 

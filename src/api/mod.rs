@@ -147,6 +147,10 @@ pub fn attach_created(path: &str) -> NcResult<Dataset> {
 
 /// The model of a new, empty dataset at `loc`.
 fn new_dataset(path: &str, loc: &Location, store: Arc<dyn Store>) -> Dataset {
+    let durable = durable(loc);
+    if durable {
+        store.expect_stable();
+    }
     let v3 = loc.zarr_format.unwrap_or_else(url::default_zarr_format) == 3;
     Dataset {
         path: path.to_string(),
@@ -170,7 +174,7 @@ fn new_dataset(path: &str, loc: &Location, store: Arc<dyn Store>) -> Dataset {
         deferred_bytes: 0,
         aggregation: None,
         reported_format: None,
-        durable: durable(loc),
+        durable,
         parallel: None,
     }
 }
@@ -208,6 +212,9 @@ pub fn open_view_confined(path: &str, mode: i32, ancestors: &[String], inherited
     };
     let mut ds = read::open(store, path, opts)?;
     ds.durable = durable(&loc);
+    if ds.durable && writable {
+        ds.store.expect_stable();
+    }
     if !writable && !loc.aggregation_raw && !crate::aggregate::raw_by_env() {
         let master = crate::aggregate::MasterAt {
             uri: path.to_string(),

@@ -443,6 +443,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// failed flush keeps what it did not finish for the next one.
     fn flush(&self, level: Durability) -> StoreResult<()>;
 
+    /// Every object written from now on is to be flushed to
+    /// `Durability::Stable` (the dataset is in durable mode): a backend may
+    /// make each object durable as it writes it, so that the flush has
+    /// little left to do and the device writes overlap the writing of the
+    /// next objects. By default nothing changes.
+    fn expect_stable(&self) {}
+
     fn capabilities(&self) -> Capabilities;
 
     /// Remove the whole dataset, container included (nc_abort of a dataset
