@@ -7,6 +7,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
                  [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,limits,context]
+                 [--codecs none,zstd1,...]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
 The local workloads (W1, W2, W4's directory part, and the limits that depend on
@@ -282,7 +283,7 @@ def w1(R, p, scratch, with_context):
     which syncs what it writes, and the plain-C durable-write floor)."""
     shape, chunks, nrandom = p["shape"], p["chunks"], p["nrandom"]
     dims = [str(v) for v in shape]
-    for codec in CODECS:
+    for codec in p.get("codecs", CODECS):
         tag = codec.replace("+", "_")
         stores = {lib: os.path.join(scratch, f"w1-{lib}-{tag}.zarr") for lib in ("ours", "netcdf-c")}
         log(f"W1 {codec}: write")
@@ -1347,6 +1348,7 @@ def main():
                          "'none': the first place only)")
     ap.add_argument("--only", default=ONLY_ALL, help="comma list of parts to run (%(default)s; W4formats: only W4's v3-without-shards "
                     "against v2, on the local places)")
+    ap.add_argument("--codecs", help="W1's codecs, a comma list of " + ",".join(CODECS) + " (default: all)")
     ap.add_argument("--no-s3-context", action="store_true",
                     help="W3 without the Python engines (the raw-GET rate is then taken on our store)")
     ap.add_argument("--s3-context", action="store_true",
@@ -1364,6 +1366,11 @@ def main():
     args.shape_given = args.shape
     if args.shape:
         preset["shape"] = args.shape
+    if args.codecs:
+        preset["codecs"] = args.codecs.split(",")
+        unknown = set(preset["codecs"]) - set(CODECS)
+        if unknown:
+            sys.exit(f"--codecs: unknown {', '.join(sorted(unknown))} (known: {', '.join(CODECS)})")
     if args.no_s3_context:
         preset["s3_context"] = False
     elif args.s3_context:

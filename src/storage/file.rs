@@ -61,12 +61,16 @@
 //!   directory that gets one more is synced whole (every regular file in it)
 //!   instead of by name;
 //! - in durable mode (`Store::expect_stable`: every nc_enddef and nc_close
-//!   will flush to `Stable`) each put syncs its own object (`fdatasync`
-//!   before the rename, or right after the link of an anonymous file) on the
-//!   worker that wrote it, and records only its directory: the device
-//!   writes one object while the workers fill the next, instead of taking
-//!   every dirty page at once at the flush (a 256 MiB durable write on an
-//!   ext4 virtual disk: 1.74 s before, 1.14 s after).
+//!   will flush to `Stable`) each object is synced as it is written: a new
+//!   one, once linked, in the background by the store's `Syncer` (many in
+//!   flight, so the disk merges their cache flushes), a replaced one before
+//!   its rename (the old object stays until the new one is on the disk);
+//!   only its directory is recorded. The flush waits for the background
+//!   syncs (re-syncing by name any that failed), then syncs the
+//!   directories. The disk then writes while the workers fill the next
+//!   objects, instead of taking every dirty page at once at the flush: a
+//!   1 GiB durable write on an ext4 virtual disk took 0.8–2.2 s syncing at
+//!   the flush, 0.50 s so.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -75,9 +79,10 @@ use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, RwLock};
 
+use super::syncer::Syncer;
 use super::{Capabilities, Durability, Key, Replace, Store, StoreError, StoreResult};
 use crate::log::Level;
 
@@ -124,10 +129,11 @@ pub struct FileStore {
     /// makes it first instead of trying the write and failing. `None` for an
     /// opened store, whose puts try the write first.
     made: Option<Mutex<HashSet<PathBuf>>>,
-    /// Durable mode (`Store::expect_stable`): each object is synced by the
-    /// put that writes it, before it is linked or renamed into place, so a
-    /// stable flush has only directories left to sync.
-    sync_puts: AtomicBool,
+    /// Durable mode (`Store::expect_stable`): each object is synced as it
+    /// is written (a new one in the background once linked, a replaced one
+    /// before its rename), so a stable flush has only directories left to
+    /// sync.
+    syncer: OnceLock<Syncer>,
 }
 
 /// Log a system error of the operation `what` on `path` and give its kind.
@@ -739,7 +745,7 @@ impl FileStore {
             pending: Mutex::new(Pending::default()),
             tree: RwLock::new(()),
             made: None,
-            sync_puts: AtomicBool::new(false),
+            syncer: OnceLock::new(),
         }
     }
 
@@ -864,6 +870,22 @@ impl FileStore {
         first.map_or(Ok(()), Err)
     }
 
+    /// Wait for the background syncs of durable mode; an object whose sync
+    /// failed is recorded by name, for the flush to sync again (and report
+    /// if it fails again).
+    fn wait_syncer(&self) {
+        let Some(s) = self.syncer.get() else { return };
+        let failed = s.wait();
+        if failed.is_empty() {
+            return;
+        }
+        let mut pending = self.pending();
+        for (dir, name, e) in failed {
+            let _ = io_error("fdatasync", &dir.join(&name), &e);
+            pending.file_written(&dir, &name);
+        }
+    }
+
     /// Create the directories leading to `path` (below the root), one level at
     /// a time so that each new directory's parent is recorded for `flush`.
     /// Starts over when a concurrent delete removes a level just made.
@@ -967,16 +989,16 @@ impl FileStore {
     /// way to link, an object at `path` already: replacing one is the
     /// rename's work, which also replaces a link without following it; or
     /// another failure, which the write to a temporary name then meets and
-    /// reports, or gets past). A missing directory is `NotFound`. With
-    /// `sync` the data is synced right after the link (a new object has no
-    /// previous state to keep; the stable flush that makes the link durable
-    /// comes after the put).
-    fn write_anon(dir: &Path, path: &Path, data: &[&[u8]], sync: bool) -> io::Result<bool> {
+    /// reports, or gets past). A missing directory is `NotFound`. Linked, the
+    /// file is returned still open (durable mode syncs it then: a new object
+    /// has no previous state to keep, and the stable flush that makes its
+    /// link durable waits for that sync).
+    fn write_anon(dir: &Path, path: &Path, data: &[&[u8]]) -> io::Result<Option<File>> {
         use rustix::fs::{AtFlags, Mode, OFlags};
         use rustix::io::Errno;
         let how = ANON_LINK.load(Ordering::Relaxed);
         if how == ANON_NONE {
-            return Ok(false);
+            return Ok(None);
         }
         let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
         let fd = match rustix::fs::openat(rustix::fs::CWD, dir, flags, Mode::from_raw_mode(FILE_MODE)) {
@@ -985,12 +1007,12 @@ impl FileStore {
             Err(Errno::NOENT) => return Err(io::Error::from(ErrorKind::NotFound)),
             Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => {
                 ANON_LINK.store(ANON_NONE, Ordering::Relaxed);
-                return Ok(false);
+                return Ok(None);
             }
             // A directory being removed at that moment answers EPERM (seen
             // on ext4); a real lack of permission is the named write's to
             // report, which makes the directory again if it is gone.
-            Err(_) => return Ok(false),
+            Err(_) => return Ok(None),
         };
         let mut file = File::from(fd);
         write_all_parts(&mut file, data)?;
@@ -1025,22 +1047,18 @@ impl FileStore {
                     Err(Errno::EXIST) => Err(Errno::EXIST),
                     Err(_) => {
                         ANON_LINK.store(ANON_NONE, Ordering::Relaxed);
-                        return Ok(false);
+                        return Ok(None);
                     }
                 }
             }
         };
         match linked {
-            // Synced once linked: a link refused (an object there already)
-            // must not have cost a device flush for data the rename path
-            // writes again.
-            Ok(()) if sync => file.sync_data().map(|()| true),
-            Ok(()) => Ok(true),
+            Ok(()) => Ok(Some(file)),
             // The directory is gone: the caller makes it and tries again.
             Err(Errno::NOENT) => Err(io::Error::from(ErrorKind::NotFound)),
             // An object there already (replacing it is the rename's work),
             // or any other failure: the named write does it, or reports it.
-            Err(_) => Ok(false),
+            Err(_) => Ok(None),
         }
     }
 
@@ -1222,27 +1240,35 @@ impl Store for FileStore {
         let path = self.path_of(key)?;
         let dir = path.parent().ok_or(StoreError::Internal)?;
         let name = path.file_name().ok_or(StoreError::Internal)?;
-        let sync = self.sync_puts.load(Ordering::Relaxed);
-        // A synced object leaves only its directory entry to the flush.
-        let record = || {
-            if sync {
-                self.dir_changed(dir)
-            } else {
-                self.pending().file_written(dir, name)
-            }
-        };
+        let syncer = self.syncer.get();
         // In a store this process created, objects are mostly new: linked
         // into place from an anonymous file. Replacing one takes the rename.
-        if self.made.is_some() && self.in_dir(&path, dir, || FileStore::write_anon(dir, &path, data, sync))? {
-            record();
+        if self.made.is_some()
+            && let Some(file) = self.in_dir(&path, dir, || FileStore::write_anon(dir, &path, data))?
+        {
+            match syncer {
+                // Synced in the background: only the directory entry is
+                // left to the flush.
+                Some(s) => {
+                    s.submit(file, dir, name);
+                    self.dir_changed(dir);
+                }
+                None => self.pending().file_written(dir, name),
+            }
             return Ok(());
         }
-        let tmp = self.in_dir(&path, dir, || FileStore::write_temp(dir, data, sync))?;
+        // (Synced before the rename in durable mode: the old object stays
+        // until the new one is on the disk.)
+        let tmp = self.in_dir(&path, dir, || FileStore::write_temp(dir, data, syncer.is_some()))?;
         if let Err(e) = fs::rename(&tmp, &path) {
             let _ = fs::remove_file(&tmp);
             return Err(io_error("rename into", &path, &e));
         }
-        record();
+        if syncer.is_some() {
+            self.dir_changed(dir);
+        } else {
+            self.pending().file_written(dir, name);
+        }
         Ok(())
     }
 
@@ -1331,16 +1357,19 @@ impl Store for FileStore {
     fn flush(&self, level: Durability) -> StoreResult<()> {
         match level {
             Durability::Visible => Ok(()),
-            Durability::Stable => self.sync_pending(&SyncOps {
-                file: sync_file,
-                dir: sync_dir,
-            }),
+            Durability::Stable => {
+                self.wait_syncer();
+                self.sync_pending(&SyncOps {
+                    file: sync_file,
+                    dir: sync_dir,
+                })
+            }
         }
     }
 
-    /// From now on each put syncs its object before placing it.
+    /// From now on each object is synced as it is written.
     fn expect_stable(&self) {
-        self.sync_puts.store(true, Ordering::Relaxed);
+        self.syncer.get_or_init(|| Syncer::new(File::sync_data));
     }
 
     fn capabilities(&self) -> Capabilities {

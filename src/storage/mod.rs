@@ -12,6 +12,7 @@ pub mod error;
 pub mod file;
 pub mod memory;
 pub mod s3;
+mod syncer;
 pub mod zip;
 
 pub use error::{StoreError, StoreResult};
