@@ -12,7 +12,15 @@
 #   t_serial_check  after each run, one process without MPI reads the dataset
 #                   and checks every value;
 #   f_par           netcdf-fortran's nf90_create_par / nf90_open_par through
-#                   Debian's libnetcdff (built with mpifort), -np 1..4.
+#                   Debian's libnetcdff (built with mpifort), -np 1..4;
+#   t_par_nc        t_par.c built again (-DPAR_SYSTEM_NETCDF) against Debian's
+#                   parallel netcdf-c (libnetcdf-mpi-dev: netCDF-4/HDF5 over
+#                   MPI-IO), -np 1..4: the same variables and decompositions
+#                   written to par.nc and checked on every process; then
+#                   Debian's serial ncdump of par.nc must equal, line for
+#                   line after the first, ncdump through this library of the
+#                   Zarr v2 and v3 datasets t_par wrote with as many processes.
+#                   Skipped, with a line saying so, without libnetcdf-mpi-dev.
 # t_par and t_serial_check run again with the datasets in S3 (-np 2 and 4),
 # on the test server of scripts/s3-server.sh (its env file is read when
 # NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
@@ -46,6 +54,20 @@ mpicc "${cflags[@]}" tests/mpi/t_par.c -o "$out/t_par" "${libs[@]}"
 [ -f /usr/include/netcdf.mod ] || { echo "test-mpi: libnetcdff-dev missing (scripts/install-deps.sh)" >&2; exit 2; }
 # Debian's libnetcdff NEEDs libnetcdf.so.19: found in $libdir first.
 mpifort -Wall -Werror -J "$out" -I/usr/include tests/mpi/f_par.f90 -o "$out/f_par" -lnetcdff
+# Debian's parallel netcdf-c (its own headers, its libnetcdf_mpi.so.19).
+parnc=/usr/lib/x86_64-linux-gnu/netcdf/mpi
+have_parnc=0
+if [ -f "$parnc/include/netcdf_par.h" ] && [ -e "$parnc/libnetcdf.so" ]; then
+    have_parnc=1
+    mpicc -std=c11 -Wall -Wextra -Werror -DPAR_SYSTEM_NETCDF -I"$parnc/include" -I"$root/tests/mpi" \
+        tests/mpi/t_par.c -o "$out/t_par_nc" -L"$parnc" -Wl,-rpath,"$parnc" -lnetcdf
+    if ! ldd "$out/t_par_nc" | grep -q libnetcdf_mpi.so; then
+        echo "test-mpi: FAIL: t_par_nc does not load Debian's libnetcdf_mpi.so" >&2
+        exit 1
+    fi
+else
+    echo "test-mpi: no Debian parallel netcdf-c ($parnc; apt-get install libnetcdf-mpi-dev): its comparison is skipped"
+fi
 if ! LD_LIBRARY_PATH="$libdir" ldd "$out/f_par" | grep -q "libnetcdf.so.19 => $libdir/"; then
     echo "test-mpi: FAIL: f_par does not load libnetcdf.so.19 from $libdir" >&2
     exit 1
@@ -66,6 +88,26 @@ run() { # NAME COMMAND...
         fail=1
     fi
 }
+# Debian's serial ncdump on its own library (no LD_LIBRARY_PATH) dumps par.nc;
+# the same ncdump on this library dumps the Zarr datasets; all but the first
+# line (the dataset's name) must be equal.
+same_values() { # NAME DIR
+    local name=$1 dir=$2 ok=1 v
+    env -u LD_LIBRARY_PATH ncdump "$dir/par.nc" | tail -n +2 >"$dir/par.nc.cdl" || ok=0
+    for v in "par.zarr#mode=nczarr,file" "par3.zarr#mode=nczarr,v3,file"; do
+        ncdump "file://$dir/$v" | tail -n +2 >"$dir/zarr.cdl" || ok=0
+        if ! diff -u "$dir/par.nc.cdl" "$dir/zarr.cdl" >"$dir/cdl.diff"; then
+            head -20 "$dir/cdl.diff"
+            ok=0
+        fi
+    done
+    if [ $ok = 1 ] && [ -s "$dir/par.nc.cdl" ]; then
+        echo "test-mpi: $name: ok"
+    else
+        echo "test-mpi: $name: FAILED"
+        fail=1
+    fi
+}
 export LD_LIBRARY_PATH="$libdir"
 run "serial program, no MPI" "$out/t_nompi" "$out/data"
 run "MPI program without MPI_Init" "$out/t_noinit" "$out/data"
@@ -79,6 +121,10 @@ for np in 1 2 3 4; do
     run "t_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par" "$dir"
     run "serial read-back of -np $np" "$out/t_serial_check" "$dir" "$np"
     run "Fortran f_par -np $np" mpirun "${mpirun_flags[@]}" -np "$np" "$out/f_par" "$dir"
+    if [ $have_parnc = 1 ]; then
+        run "t_par_nc -np $np (Debian's parallel netcdf-c)" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par_nc" "$dir"
+        same_values "ncdump of par.nc = of par.zarr and par3.zarr, -np $np" "$dir"
+    fi
 done
 if [ "${NCZ_S3:-1}" != 0 ]; then
     if [ -z "${NCZ_S3_ENDPOINT:-}" ] && [ -f target/s3-server/env ]; then
