@@ -20,7 +20,15 @@
 #                   Debian's serial ncdump of par.nc must equal, line for
 #                   line after the first, ncdump through this library of the
 #                   Zarr v2 and v3 datasets t_par wrote with as many processes.
-#                   Skipped, with a line saying so, without libnetcdf-mpi-dev.
+#                   Skipped, with a line saying so, without libnetcdf-mpi-dev;
+#   t_par_delegate  nc_create_par / nc_open_par of a netCDF-4 file through this
+#                   library go to Debian's parallel libnetcdf (-np 2 and 4;
+#                   built with -fPIC): groups, collective writes, read-back,
+#                   the _fortran variant; the file's ncdump through this
+#                   library (serial delegation) equals Debian's; with
+#                   NCZARR_SYSTEM_NETCDF_MPI=none, and built without -fPIC
+#                   (copies of Open MPI's objects in the executable), both
+#                   calls answer NC_ENOPAR.
 # t_par and t_serial_check run again with the datasets in S3 (-np 2 and 4),
 # on the test server of scripts/s3-server.sh (its env file is read when
 # NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
@@ -51,6 +59,12 @@ gcc "${cflags[@]}" tests/mpi/t_nompi.c -o "$out/t_nompi" "${libs[@]}"
 gcc "${cflags[@]}" tests/mpi/t_serial_check.c -o "$out/t_serial_check" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_noinit.c -o "$out/t_noinit" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_par.c -o "$out/t_par" "${libs[@]}"
+mpicc "${cflags[@]}" -fPIC tests/mpi/t_par_delegate.c -o "$out/t_par_delegate" "${libs[@]}"
+mpicc "${cflags[@]}" tests/mpi/t_par_delegate.c -o "$out/t_par_delegate_pie" "${libs[@]}"
+if ! readelf -rW "$out/t_par_delegate_pie" | grep -q "R_X86_64_COPY.*ompi_mpi_info_null"; then
+    echo "test-mpi: FAIL: t_par_delegate_pie has no copy relocation of ompi_mpi_info_null" >&2
+    exit 1
+fi
 [ -f /usr/include/netcdf.mod ] || { echo "test-mpi: libnetcdff-dev missing (scripts/install-deps.sh)" >&2; exit 2; }
 # Debian's libnetcdff NEEDs libnetcdf.so.19: found in $libdir first.
 mpifort -Wall -Werror -J "$out" -I/usr/include tests/mpi/f_par.f90 -o "$out/f_par" -lnetcdff
@@ -124,6 +138,25 @@ for np in 1 2 3 4; do
     if [ $have_parnc = 1 ]; then
         run "t_par_nc -np $np (Debian's parallel netcdf-c)" mpirun "${mpirun_flags[@]}" -np "$np" "$out/t_par_nc" "$dir"
         same_values "ncdump of par.nc = of par.zarr and par3.zarr, -np $np" "$dir"
+    fi
+done
+for np in 2 4; do
+    dir="$out/data/del-np$np"
+    mkdir -p "$dir"
+    run "t_par_delegate -np $np, no parallel library" env NCZARR_SYSTEM_NETCDF_MPI=none \
+        mpirun "${mpirun_flags[@]}" -x NCZARR_SYSTEM_NETCDF_MPI -np "$np" "$out/t_par_delegate" "$dir" none
+    if [ $have_parnc = 1 ]; then
+        run "t_par_delegate -np $np, Debian's parallel libnetcdf" mpirun "${mpirun_flags[@]}" -np "$np" \
+            "$out/t_par_delegate" "$dir" par
+        run "t_par_delegate -np $np, built without -fPIC: NC_ENOPAR" mpirun "${mpirun_flags[@]}" -np "$np" \
+            "$out/t_par_delegate_pie" "$dir" none
+        if ncdump "$dir/del.nc" >"$dir/ours.cdl" && env -u LD_LIBRARY_PATH ncdump "$dir/del.nc" >"$dir/debian.cdl" &&
+            diff -u "$dir/debian.cdl" "$dir/ours.cdl"; then
+            echo "test-mpi: ncdump of del.nc -np $np through this library = Debian's: ok"
+        else
+            echo "test-mpi: ncdump of del.nc -np $np through this library = Debian's: FAILED"
+            fail=1
+        fi
     fi
 done
 if [ "${NCZ_S3:-1}" != 0 ]; then
