@@ -33,8 +33,8 @@
 # on the test server of scripts/s3-server.sh (its env file is read when
 # NCZ_S3_ENDPOINT is not set); NCZ_S3=0 leaves S3 out, as everywhere.
 # Every run is under `timeout`, so a deadlock fails the step instead of
-# hanging it. Needs libopenmpi-dev and openmpi-bin, gfortran and libnetcdff-dev
-# (scripts/install-deps.sh);
+# hanging it. Needs libopenmpi-dev and openmpi-bin, gfortran and libnetcdff-dev,
+# and for the comparison libnetcdf-mpi-dev (scripts/install-deps.sh);
 # without mpicc or mpirun it fails (test-all.sh skips it with NCZ_SKIP=mpi).
 #
 # Usage: scripts/test-mpi.sh [LIBDIR]   (default build/lib, else target/release)
