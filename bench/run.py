@@ -6,8 +6,8 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
-                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,limits,context]
-                 [--codecs none,zstd1,...]
+                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,W5,limits,context]
+                 [--codecs none,zstd1,...] [--w5-rows N]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
 The local workloads (W1, W2, W4's directory part, and the limits that depend on
@@ -15,7 +15,10 @@ the file system) run on every place: --scratch (the ordinary disk by default)
 and each --also-scratch (/dev/shm by default), disk places first; the table's
 `place` column names each row's (S3 for W3 and W4's S3 part).
 
-Every workload is one process of bench/ncbench (C, netCDF API only), linked once
+W5 (parallel I/O with MPI, not in the default --only) runs bench/mpi_w5 under
+mpirun on the first place and on S3; see w5() and bench/README.md.
+
+Every workload but W5 is one process of bench/ncbench (C, netCDF API only), linked once
 and pointed at a library with LD_LIBRARY_PATH; the process times its own work
 (open/create to close) and reports wall, CPU (user+sys, all threads) and peak RSS.
 Speed is never asserted: the targets of issue 6 are printed beside each ratio.
@@ -43,11 +46,11 @@ PRESETS = {
                  nvars=2000, reps=3, limits_mib=512, s3_shape=(64, 1024, 1024), context_codecs=CODECS,
                  s3_open_vars=500, s3_cases=[("4 MiB", "none"), ("4 MiB", "zstd1"), ("256 KiB", "none"),
                                              ("256 KiB", "zstd1")],
-                 w4_shards=(16, 1024, 1024), w4_codecs=["none", "zstd1"]),
+                 w4_shards=(16, 1024, 1024), w4_codecs=["none", "zstd1"], w5_rows=131072),
     "quick": dict(shape=(16, 1024, 512), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=100,
                   nvars=200, reps=2, limits_mib=32, s3_shape=(16, 1024, 512), context_codecs=["none"],
                   s3_open_vars=200, s3_cases=[("4 MiB", "none")], s3_context=False,
-                  w4_shards=(16, 512, 512), w4_codecs=["none"]),
+                  w4_shards=(16, 512, 512), w4_codecs=["none"], w5_rows=8192),
 }
 
 
@@ -94,6 +97,7 @@ def build(args):
     if r.returncode != 0:
         log("limits not built (apt-get install libdeflate-dev libzstd-dev libblosc-dev)")
         limits = None
+    build_w5(out, lib, flags)
     # The reference: a directory holding libnetcdf.so.22 -> the reference library,
     # searched before the library's own directory (its $ORIGIN dependencies).
     refdir = os.path.join(out, "ref")
@@ -104,6 +108,27 @@ def build(args):
             os.unlink(link)
         os.symlink(os.path.realpath(args.reference), link)
     return ncbench, limits, refdir
+
+
+W5_SYSTEM = "/usr/lib/x86_64-linux-gnu/netcdf/mpi"  # Debian's parallel netcdf-c (libnetcdf-mpi-dev)
+
+
+def build_w5(out, lib, flags):
+    """bench/mpi_w5 twice: against this library (asking for its SONAME, like
+    ncbench) and against Debian's parallel netcdf-c; each left out, with a log
+    line, when its compiler or library is missing."""
+    if not shutil.which("mpicc"):
+        log("mpi_w5 not built (no mpicc: apt-get install libopenmpi-dev openmpi-bin)")
+        return
+    src = os.path.join(BENCH, "mpi_w5.c")
+    subprocess.run(["mpicc", *flags, "-I", os.path.join(ROOT, "include"), "-o", os.path.join(out, "mpi_w5"), src,
+                    lib], check=True)
+    if os.path.exists(os.path.join(W5_SYSTEM, "include", "netcdf_par.h")):
+        subprocess.run(["mpicc", *flags, "-DW5_SYSTEM_NETCDF", "-I", os.path.join(W5_SYSTEM, "include"), "-o",
+                        os.path.join(out, "mpi_w5_hdf5"), src, "-L" + W5_SYSTEM, "-Wl,-rpath," + W5_SYSTEM,
+                        "-lnetcdf"], check=True)
+    else:
+        log(f"mpi_w5_hdf5 not built (no {W5_SYSTEM}: apt-get install libnetcdf-mpi-dev)")
 
 
 def default_reference():
@@ -141,7 +166,7 @@ class Runner:
         self.args = args
         self.ncbench = ncbench
         self.results = []  # every row of the table, in order
-        venv_site = os.path.dirname(os.path.realpath(args.reference))
+        venv_site = os.path.dirname(os.path.realpath(args.reference)) if args.reference else ""
         plugins = os.path.join(os.path.dirname(venv_site), "netCDF4", "plugins")
         base = dict(os.environ)
         base.pop("LD_LIBRARY_PATH", None)
@@ -152,6 +177,7 @@ class Runner:
         if os.path.isdir(plugins):
             self.env["netcdf-c"]["HDF5_PLUGIN_PATH"] = plugins
         self.python = args.python
+        self.w5 = []  # W5's rows (their own table)
 
     def version(self, lib):
         p = subprocess.run([self.ncbench, "version"], env=self.env[lib], capture_output=True, text=True)
@@ -968,6 +994,179 @@ def limit_seconds(row, lim):
 
 # ---------------------------------------------------------------- report
 
+# ---------------------------------------------------------------- W5: parallel I/O (MPI)
+
+W5_RANKS = (1, 2, 4)
+W5_CODEC_NAMES = {"none": "none", "zstd": "zstd1", "zlib": "zlib1"}
+
+
+def w5_mpirun(R, np, prog, target, rows, codec, env_extra=None, serial=False, timeout=1800):
+    """One mpi_w5 run under mpirun: its RESULT, and with ours the bytes the
+    processes sent one another (their NCZARR_MPI_STATS lines, summed)."""
+    env = dict(R.env["ours"], OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+               **(env_extra or {}))
+    stats = os.path.join(R.w5_dir, f"stats-{os.getpid()}.txt")
+    if os.path.exists(stats):
+        os.unlink(stats)
+    env["NCZARR_MPI_STATS"] = stats
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np)]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    for k in ["LD_LIBRARY_PATH", "NCZARR_MPI_STATS", *(env_extra or {})]:
+        cmd += ["-x", k]
+    cmd += [prog, target, str(rows), codec] + (["serial"] if serial else [])
+    r = run_proc(cmd, env, timeout)
+    if r.get("status") == "ok" and os.path.exists(stats):
+        moved = 0
+        with open(stats) as f:
+            for line in f:
+                fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+                moved += int(fields.get("bytes_sent", 0))
+        r["moved"] = moved
+    return r
+
+
+def w5_summary(runs):
+    ok = [r for r in runs if r.get("status") == "ok"]
+    if not ok:
+        return {"status": runs[0].get("status", "?") if runs else "not run"}
+    med = lambda k: statistics.median(r[k] for r in ok)
+    out = {"status": "ok", "n": len(ok), "write": med("write"), "read": med("read"), "write_cpu": med("write_cpu"),
+           "read_cpu": med("read_cpu"), "mib": ok[0]["mib"]}
+    if "moved" in ok[0]:
+        out["moved"] = ok[0]["moved"]
+    return out
+
+
+def w5(R, p, scratch):
+    """W5: a ROWS x 4096 float32 array (2 GiB in the full preset) in 100 x 1024
+    chunks, not aligned with the processes' row blocks, written collectively
+    and read back by 1, 2 and 4 processes (mpirun --oversubscribe on this
+    machine's cores), uncompressed and zstd1, with this library on a directory
+    (the first place) and on S3; the same program on Debian's parallel
+    netcdf-c (netCDF-4/HDF5 over MPI-IO: it has no zstd, so zlib1 stands in;
+    directory only), and one process of this library without the parallel
+    layer (nc_create / nc_open). Ours also with zlib1 on the directory, to
+    compare the same codec. Cases alternate order every repetition."""
+    rows = R.args.w5_rows or p["w5_rows"]
+    out = os.path.join(ROOT, "target", "bench")
+    ours, hdf5 = os.path.join(out, "mpi_w5"), os.path.join(out, "mpi_w5_hdf5")
+    if not os.path.exists(ours):
+        R.w5.append(dict(place="–", codec="–", lib="ours", np=0, r={"status": "mpi_w5 not built (no mpicc)"}))
+        return
+    R.w5_dir = scratch
+    os.makedirs(scratch, exist_ok=True)
+    zarr = lambda name: url(os.path.join(scratch, name), "nczarr,file")
+
+    def cases(place, target, codecs, with_hdf5, env_extra=None, remove=None):
+        remove = remove or (lambda n: rm(os.path.join(scratch, n)))
+
+        def once(np, prog, name, codec, env=None, serial=False, path=None):
+            # Each run removes its store: S3's in-memory OSD holds a few only.
+            def run():
+                r = w5_mpirun(R, np, prog, path or target(name), rows, codec, env, serial=serial)
+                if path:
+                    if os.path.exists(path):
+                        os.unlink(path)
+                else:
+                    remove(name)
+                return r
+            return run
+
+        for codec in codecs:
+            fns = {}
+            for np in W5_RANKS:
+                fns[("ours", np)] = once(np, ours, f"w5-{codec}-{np}.zarr", codec, env_extra)
+            fns[("one process", 1)] = once(1, ours, f"w5-{codec}-serial.zarr", codec, env_extra, serial=True)
+            # The same on one thread (one core), the baseline the process counts
+            # would scale from if a process did not use every core already.
+            fns[("one process, 1 thread", 1)] = once(1, ours, f"w5-{codec}-serial1.zarr", codec,
+                                                     dict(env_extra or {}, NCZARR_THREADS="1"), serial=True)
+            # (HDF5 has no zstd: its zlib1 runs, in the zlib case, stand beside ours with zstd1.)
+            if with_hdf5 and codec != "zstd" and os.path.exists(hdf5):
+                for np in W5_RANKS:
+                    fns[("parallel HDF5", np)] = once(np, hdf5, None, codec,
+                                                      path=os.path.join(scratch, f"w5-{codec}-{np}.nc"))
+            log(f"W5 {place} {codec}: {len(fns)} cases x {R.args.reps}")
+            runs = R.alternate(fns)
+            for (lib, np), rs in runs.items():
+                R.w5.append(dict(place=place, codec=W5_CODEC_NAMES[codec], case=codec, lib=lib, np=np,
+                                 r=w5_summary(rs)))
+
+    cases("disk", zarr, ["none", "zlib", "zstd"], True)
+    got, why = s3_env(R)
+    if got is None:
+        R.w5.append(dict(place="S3", codec="–", case="–", lib="ours", np=0, r={"status": why}))
+        return
+    script, env = got
+    try:
+        endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
+        s3 = lambda name: f"{endpoint}/{bucket}/{name}#mode=nczarr,s3"
+        cenv = {k: v for k, v in env.items() if k.startswith("AWS_")}
+        cenv["NCRCENV_IGNORE"] = "1"
+
+        def remove(name):
+            R.ctx("delete", f"s3://{bucket}/{name}", env_extra=env)
+            s3_gc(R)
+
+        cases("S3", s3, ["none", "zstd"], False, cenv, remove)
+    finally:
+        subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
+def w5_report(R):
+    """W5's own table: times per case, then the ratios of the issue's targets."""
+    rows = R.w5
+    lines = ["", "## W5: parallel write and read (MPI)", ""]
+    mib = next((x["r"]["mib"] for x in rows if x["r"].get("mib")), None)
+    lines.append(f"A {mib:.0f} MiB float32 array (ROWS x 4096, chunks 100 x 1024, not aligned with the "
+                 "processes' row blocks) written collectively, closed, opened and read back by N processes "
+                 "(`bench/mpi_w5.c` under `mpirun --oversubscribe` on this machine's cores); the slowest "
+                 "process's wall time, CPU summed over processes. `one process`: this library through "
+                 "`nc_create`/`nc_open` (no parallel layer), with its worker pool on every core as usual, and with "
+                 "`NCZARR_THREADS=1`. `parallel HDF5`: the same program on Debian's "
+                 "parallel netcdf-c (netCDF-4/HDF5 over MPI-IO), zlib1 where ours uses zstd1 (that build has "
+                 "no zstd). `moved`: bytes of chunk parts the processes sent one another (`NCZARR_MPI_STATS`). "
+                 "Medians of the repetitions." if mib else "")
+    lines.append("")
+    lines.append("| place | codec | library | processes | write | write CPU | read | read CPU | moved |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for x in rows:
+        r = x["r"]
+        if r.get("write") is None:
+            lines.append(f"| {x['place']} | {x['codec']} | {x['lib']} | {x['np']} | {short_status(r.get('status', '?'))} | | | | |")
+            continue
+        moved = f"{r['moved'] / 2**20:.1f} MiB" if "moved" in r else "–"
+        lines.append(f"| {x['place']} | {x['codec']} | {x['lib']} | {x['np']} | {fmt_t(r['write'])} | "
+                     f"{fmt_t(r['write_cpu'])} | {fmt_t(r['read'])} | {fmt_t(r['read_cpu'])} | {moved} |")
+    lines.append("")
+    lines.append("Ratios (above 1: ours faster); targets of issue 17: 2 processes ≥ 1.6x one process for zstd "
+                 "writes, ahead of parallel HDF5 at every process count.")
+    lines.append("")
+    get = {(x["place"], x["case"], x["lib"], x["np"]): x["r"] for x in rows if "case" in x}
+    for (place, case, lib, np), r in get.items():
+        if lib != "ours" or r.get("write") is None:
+            continue
+        out = []
+        one = get.get((place, case, "one process", 1), {})
+        if one.get("write"):
+            sp = one["write"] / r["write"]
+            target = f" (≥1.6): {'PASS' if sp >= 1.6 else 'FAIL'}" if case == "zstd" and np == 2 else ""
+            out.append(f"write vs one process {sp:.2f}x{target}; read {one['read'] / r['read']:.2f}x")
+        one1 = get.get((place, case, "one process, 1 thread", 1), {})
+        if one1.get("write"):
+            out.append(f"vs one process on 1 thread: write {one1['write'] / r['write']:.2f}x, read "
+                       f"{one1['read'] / r['read']:.2f}x")
+        h = get.get((place, "zlib" if case == "zstd" else case, "parallel HDF5", np), {})
+        if h.get("write"):
+            ww, rr = h["write"] / r["write"], h["read"] / r["read"]
+            out.append(f"vs parallel HDF5 ({W5_CODEC_NAMES['zlib' if case == 'zstd' else case]}): write {ww:.2f}x, read {rr:.2f}x"
+                       f" (>1): {'PASS' if ww > 1 and rr > 1 else 'FAIL'}")
+        if out:
+            lines.append(f"- {place} {W5_CODEC_NAMES[case]}, {np} process{'es' if np > 1 else ''}: " + "; ".join(out))
+    return lines
+
+
 def fmt_t(s):
     if s is None:
         return "–"
@@ -1179,6 +1378,8 @@ def command_line(args):
         parts += ["--also-scratch", d]
     if args.only != ONLY_ALL:
         parts += ["--only", args.only]
+    if args.codecs:
+        parts += ["--codecs", args.codecs]
     return " ".join(parts)
 
 
@@ -1292,6 +1493,9 @@ def write_report(args, R, lims, places, facts_start, facts_end, versions, starte
                      f"{cell(ctx['tensorstore']) if 'tensorstore' in ctx else '–'} | "
                      f"{'; '.join(extra + [ratio_and_targets(row, limits_at(lims, row.get('place')))]).strip('; ')} |")
     lines.append("")
+    if R.w5:
+        lines += w5_report(R)
+        lines.append("")
     if lims:
         lines += limits_table(lims, places, preset)
         lines.append("")
@@ -1366,6 +1570,7 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="Python with zarr, zarrs, tensorstore")
     ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
     ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
+    ap.add_argument("--w5-rows", type=int, help="W5's rows of 4096 float32 (preset: 131072 = 2 GiB, quick 8192)")
     args = ap.parse_args()
     if args.also_scratch is None:
         args.also_scratch = ["/dev/shm"]
@@ -1389,10 +1594,10 @@ def main():
     if args.build_only:
         log(f"built {ncbench}" + (f" and {limits_bin}" if limits_bin else " (limits not built)"))
         return
-    if not args.reference:
+    only = set(args.only.split(","))
+    if not args.reference and only != {"W5"}:
         sys.exit("reference libnetcdf not found: pip install netCDF4 into the venv, or pass --reference")
     args.ours = os.path.abspath(args.ours)
-    only = set(args.only.split(","))
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.time()
     places = scratch_places(args)
@@ -1422,6 +1627,8 @@ def main():
             w3(R, preset)
         if "W4" in only:
             w4_s3(R, preset)
+        if "W5" in only:
+            w5(R, preset, os.path.join(places[0]["dir"], "w5"))
     finally:
         for pl in places:
             rm(pl["dir"])
@@ -1436,7 +1643,7 @@ def main():
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
         json.dump({"command": command_line(args), "facts_start": facts_start, "facts_end": facts_end,
                    "versions": versions, "preset": preset, "places": places, "limits": limits_json(lims),
-                   "rows": R.results}, f, indent=1)
+                   "rows": R.results, "w5": R.w5}, f, indent=1)
     print(text)
     log(f"wrote {out}")
 

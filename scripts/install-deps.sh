@@ -40,8 +40,11 @@ BUILD_PACKAGES=(gcc make pkg-config libisal-dev libaec-dev clang-16 netcdf-bin)
 # Debian's python3-netcdf4, HDF5 filter plugins, strace (tests/durability.rs
 # counts the library's fsync calls with it), UDUNITS-2 (cfdm's units, for
 # tests/aggregation_netcdf.rs), Open MPI (mpicc and mpirun for the parallel
-# I/O tests, scripts/test-mpi.sh), and Ceph's radosgw (its package list comes
-# from scripts/s3-server.sh).
+# I/O tests, scripts/test-mpi.sh), Debian's parallel netcdf-c (libnetcdf-mpi-dev:
+# netCDF-4/HDF5 over MPI-IO, in /usr/lib/<multiarch>/netcdf/mpi/ beside the
+# serial one, which it leaves alone; test-mpi.sh compares its values with
+# ours, bench W5 its speed), and Ceph's radosgw (its package list comes from
+# scripts/s3-server.sh).
 TEST_PACKAGES=(
     cmake g++ binutils
     libnetcdf-dev libnetcdf19
@@ -49,7 +52,7 @@ TEST_PACKAGES=(
     valgrind strace
     gfortran libnetcdff-dev python3-netcdf4 hdf5-filter-plugin
     libudunits2-0
-    libopenmpi-dev openmpi-bin
+    libopenmpi-dev openmpi-bin libnetcdf-mpi-dev
 )
 # The versions that wrote testdata/fixtures (see its README.md).
 PIP_PACKAGES=(
@@ -107,6 +110,15 @@ else
     "${as_root[@]}" apt-get update -qq
     "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
     say "apt: installed ${missing[*]}"
+    # libhdf5-openmpi-dev (pulled in by libnetcdf-mpi-dev) registers its
+    # hdf5.pc with a higher priority than the serial one, so `pkg-config hdf5`
+    # would switch to the MPI build: keep the serial one, as before.
+    serial_pc=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/pkgconfig/hdf5-serial.pc
+    if [[ " ${missing[*]} " == *" libnetcdf-mpi-dev "* ]] && [ -e "$serial_pc" ] &&
+        [ "$(update-alternatives --query hdf5.pc 2>/dev/null | sed -n 's/^Value: //p')" != "$serial_pc" ]; then
+        "${as_root[@]}" update-alternatives --set hdf5.pc "$serial_pc" >/dev/null
+        say "apt: hdf5.pc kept on the serial HDF5 ($serial_pc)"
+    fi
 fi
 [ $demo_only = 1 ] && exit 0
 

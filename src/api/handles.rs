@@ -9,16 +9,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
+pub use crate::sys::netcdf::Lib;
 
 /// One of our datasets, shared between the threads that use it.
 pub type Shared = Arc<Mutex<Dataset>>;
 
-/// What a slot holds: one of our datasets, or a dataset of the system
-/// libnetcdf (delegated), known by its root ncid there.
+/// What a slot holds: one of our datasets, or a dataset of a system
+/// libnetcdf (delegated), known by its root ncid there and which library.
 #[derive(Clone)]
 enum Entry {
     Ours(Shared),
-    Foreign(i32),
+    Foreign(i32, Lib),
 }
 
 static TABLE: Mutex<BTreeMap<i32, Entry>> = Mutex::new(BTreeMap::new());
@@ -54,22 +55,22 @@ pub fn insert(ds: Dataset) -> NcResult<i32> {
     insert_entry(Entry::Ours(Arc::new(Mutex::new(ds))))
 }
 
-/// Register a dataset of the system libnetcdf by its root ncid there;
+/// Register a dataset of system library `lib` by its root ncid there;
 /// returns our root ncid for it.
-pub fn insert_foreign(ext_root: i32) -> NcResult<i32> {
-    let id = insert_entry(Entry::Foreign(ext_root & !0xffff))?;
+pub fn insert_foreign(ext_root: i32, lib: Lib) -> NcResult<i32> {
+    let id = insert_entry(Entry::Foreign(ext_root & !0xffff, lib))?;
     FOREIGN.fetch_add(1, Ordering::SeqCst);
     Ok(id)
 }
 
-/// The system library's ncid for `ncid` (same group bits), when `ncid` names
-/// a delegated dataset.
-pub fn foreign(ncid: i32) -> Option<i32> {
+/// The system library's ncid for `ncid` (same group bits) and which library,
+/// when `ncid` names a delegated dataset.
+pub fn foreign(ncid: i32) -> Option<(i32, Lib)> {
     if FOREIGN.load(Ordering::Relaxed) == 0 || ncid < 0 {
         return None;
     }
     match table().get(&(ncid >> 16)) {
-        Some(Entry::Foreign(ext)) => Some(ext | (ncid & 0xffff)),
+        Some(Entry::Foreign(ext, lib)) => Some((ext | (ncid & 0xffff), *lib)),
         _ => None,
     }
 }
@@ -91,7 +92,7 @@ pub fn get(ncid: i32) -> NcResult<(Shared, usize)> {
         Some(Entry::Ours(ds)) => Ok((ds.clone(), grp)),
         // A delegated dataset reaching our engine: the export did not
         // forward the call (it has no meaning across libraries).
-        Some(Entry::Foreign(_)) => Err(NcError::BadId),
+        Some(Entry::Foreign(..)) => Err(NcError::BadId),
         None => Err(NcError::BadId),
     }
 }
@@ -111,7 +112,7 @@ pub fn remove(ncid: i32) -> NcResult<Shared> {
 /// Remove a delegated dataset from the table (after the system library closed it).
 pub fn remove_foreign(ncid: i32) {
     let mut t = table();
-    if let Some(Entry::Foreign(_)) = t.get(&(ncid >> 16)) {
+    if let Some(Entry::Foreign(..)) = t.get(&(ncid >> 16)) {
         t.remove(&(ncid >> 16));
         FOREIGN.fetch_sub(1, Ordering::SeqCst);
     }

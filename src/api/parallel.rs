@@ -29,6 +29,9 @@
 //! - **Errors**: every collective point ends by agreeing on one code (the
 //!   minimum of the processes' codes), so every process returns the same
 //!   and none waits for one that gave up.
+//! - **Traffic**: each process counts the bytes of parts it sends to and
+//!   receives from the others; with `NCZARR_MPI_STATS` naming a file, it
+//!   appends one line of them there when the dataset is closed.
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
@@ -54,6 +57,8 @@ pub const NC_COLLECTIVE: i32 = 1;
 #[derive(Debug)]
 pub struct Parallel {
     comm: Comm,
+    /// The dataset's path, for the stats line.
+    path: String,
     state: Mutex<State>,
 }
 
@@ -64,6 +69,66 @@ struct State {
     /// Parts of units this process wrote in independent mode, for their
     /// owners at the next collective point.
     held: Vec<Part>,
+    /// What went between this process and the others.
+    traffic: Traffic,
+}
+
+/// Environment variable naming the file each process appends its
+/// [`Traffic`] line to when it closes a parallel dataset.
+pub const ENV_STATS: &str = "NCZARR_MPI_STATS";
+
+/// Bytes of parts exchanged with the other processes (encoded, headers
+/// included; parts a process owns itself never leave it and are not
+/// counted), and how many exchanges there were.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Traffic {
+    exchanges: u64,
+    parts_sent: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+}
+
+impl Traffic {
+    /// Count one exchange: `out[r]` went to process r, `received[r]` came
+    /// from it; `me` is this process.
+    fn count(&mut self, me: usize, out: &[Vec<u8>], parts_out: &[u64], received: &[Vec<u8>]) {
+        self.exchanges += 1;
+        for (r, m) in out.iter().enumerate().filter(|&(r, _)| r != me) {
+            self.bytes_sent += m.len() as u64;
+            self.parts_sent += parts_out.get(r).copied().unwrap_or(0);
+        }
+        for (_, m) in received.iter().enumerate().filter(|&(r, _)| r != me) {
+            self.bytes_received += m.len() as u64;
+        }
+    }
+
+    /// The line of one process for the stats file.
+    fn line(&self, rank: usize, size: usize, path: &str) -> String {
+        format!(
+            "nczarr-mpi rank={rank} size={size} exchanges={} parts_sent={} bytes_sent={} bytes_received={} path={path}\n",
+            self.exchanges, self.parts_sent, self.bytes_sent, self.bytes_received
+        )
+    }
+}
+
+impl Drop for Parallel {
+    fn drop(&mut self) {
+        let Some(file) = std::env::var_os(ENV_STATS).filter(|v| !v.is_empty()) else {
+            return;
+        };
+        let t = self.state().traffic;
+        let line = t.line(self.comm.rank(), self.comm.size(), &self.path);
+        // One write of one short line with O_APPEND: the processes' lines
+        // do not interleave.
+        let r = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+        if let Err(e) = r {
+            crate::nclog!(Level::Warn, "{ENV_STATS}={file:?}: {e}");
+        }
+    }
 }
 
 /// The values a write put into part of one unit: a hyperslab of the
@@ -134,9 +199,10 @@ fn check_location(path: &str, for_create: bool) -> NcResult<()> {
     }
 }
 
-fn attach(mut ds: Dataset, comm: Comm) -> NcResult<i32> {
+fn attach(mut ds: Dataset, comm: Comm, path: &str) -> NcResult<i32> {
     ds.parallel = Some(Arc::new(Parallel {
         comm,
+        path: path.to_string(),
         state: Mutex::new(State::default()),
     }));
     handles::insert(ds)
@@ -163,7 +229,7 @@ pub fn create(path: &str, cmode: i32, comm: CommArg, info: InfoArg) -> NcResult<
         }),
     };
     let ds = agree(&comm, ds)?;
-    attach(ds, comm)
+    attach(ds, comm, path)
 }
 
 /// nc_open_par: every process opens the dataset and reads its metadata.
@@ -171,7 +237,7 @@ pub fn open(path: &str, mode: i32, comm: CommArg, info: InfoArg) -> NcResult<i32
     let comm = Comm::dup(comm, info)?;
     let ds = check_location(path, false).and_then(|()| super::open_view(path, mode, &[]));
     let ds = agree(&comm, ds)?;
-    attach(ds, comm)
+    attach(ds, comm, path)
 }
 
 /// nc_var_par_access: NC_ENOPAR for a dataset of one process; NC_GLOBAL
@@ -290,11 +356,14 @@ fn exchange(ds: &mut Dataset, par: &Parallel) -> NcResult<()> {
     let held = std::mem::take(&mut par.state().held);
     let size = par.comm.size();
     let mut out = vec![Vec::new(); size];
+    let mut parts_out = vec![0u64; size];
     for p in &held {
         encode_part(p, &mut out[p.owner % size]);
+        parts_out[p.owner % size] += 1;
     }
     drop(held);
     let received = par.comm.alltoallv(&out)?;
+    par.state().traffic.count(par.comm.rank(), &out, &parts_out, &received);
     drop(out);
     let mut first = None;
     for msg in received {
@@ -685,6 +754,27 @@ mod tests {
         // Two-byte values, one dimension.
         let data: Vec<u8> = (0..8).collect();
         assert_eq!(gather(&data, 2, &[4], &[1], &[3]), vec![2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn traffic_counts_only_other_processes() {
+        let mut t = Traffic::default();
+        // Process 1 of 3: 5 bytes (2 parts) to 0, 7 to itself, 3 (1 part) to 2.
+        let out = vec![vec![0u8; 5], vec![0u8; 7], vec![0u8; 3]];
+        let received = vec![vec![0u8; 11], vec![0u8; 7], Vec::new()];
+        t.count(1, &out, &[2, 4, 1], &received);
+        t.count(1, &[vec![], vec![], vec![]], &[0, 0, 0], &[vec![], vec![], vec![]]);
+        let want = Traffic {
+            exchanges: 2,
+            parts_sent: 3,
+            bytes_sent: 8,
+            bytes_received: 11,
+        };
+        assert_eq!(t, want);
+        assert_eq!(
+            t.line(1, 3, "/d/x.zarr"),
+            "nczarr-mpi rank=1 size=3 exchanges=2 parts_sent=3 bytes_sent=8 bytes_received=11 path=/d/x.zarr\n"
+        );
     }
 
     #[test]

@@ -487,7 +487,7 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
     })
 }
 
-/// Both datasets in the system library: its own `nc_copy_att`, with its ids.
+/// Both datasets in one system library: its own `nc_copy_att`, with its ids.
 ///
 /// # Safety
 /// `name` is NULL or NUL-terminated.
@@ -501,9 +501,9 @@ unsafe fn copy_att_delegated(
     let like: unsafe extern "C" fn(c_int, c_int, *const c_char, c_int, c_int) -> c_int = nc_copy_att;
     // SAFETY: netcdf.h declares nc_copy_att as int(int, int, const char*,
     // int, int) in every netcdf-c, the type of `like`.
-    match unsafe { delegate::function(like, b"nc_copy_att\0") } {
+    match unsafe { a.function(like, b"nc_copy_att\0") } {
         Some(f) => {
-            let _g = delegate::serial();
+            let _g = a.lock();
             // SAFETY: name is NULL or NUL-terminated (this function's
             // contract), as nc_copy_att requires; the rest are ints.
             unsafe { f(a.ext_ncid, varid_in, name, b.ext_ncid, varid_out) }
@@ -526,8 +526,10 @@ pub unsafe extern "C" fn nc_copy_att(
     ffi_boundary!(code {
         match (delegate::lookup(ncid_in), delegate::lookup(ncid_out)) {
             (None, None) => {}
-            // SAFETY: name is NULL or NUL-terminated (this export's contract).
-            (Some(a), Some(b)) => return unsafe { copy_att_delegated(a, varid_in, name, b, varid_out) },
+            (Some(a), Some(b)) if a.lib == b.lib => {
+                // SAFETY: name is NULL or NUL-terminated (this export's contract).
+                return unsafe { copy_att_delegated(a, varid_in, name, b, varid_out) };
+            }
             // SAFETY: name is NULL or NUL-terminated (this export's contract).
             _ => return unsafe { copy_att_across(ncid_in, varid_in, name, ncid_out, varid_out) },
         }

@@ -70,11 +70,11 @@ unsafe fn delegated_inq_grps(ours: c_int, d: Delegated, numgrps: *mut c_int, nci
     let like: InqGrps = nc_inq_grps;
     // SAFETY: netcdf.h declares nc_inq_grps as int(int, int*, int*) in every
     // netcdf-c, the type of `like`.
-    let Some(f) = (unsafe { delegate::function(like, b"nc_inq_grps\0") }) else {
+    let Some(f) = (unsafe { d.function(like, b"nc_inq_grps\0") }) else {
         return NcError::NotBuilt.code();
     };
     let mut n: c_int = 0;
-    let _serial = delegate::serial();
+    let _serial = d.lock();
     // SAFETY: n is a local; a NULL id array is allowed (netcdf-c ignores it).
     let rc = unsafe { f(d.ext_ncid, &mut n, std::ptr::null_mut()) };
     if rc != 0 {

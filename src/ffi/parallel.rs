@@ -1,7 +1,9 @@
 //! The parallel API of `netcdf_par.h`: `nc_create_par`, `nc_open_par`, their
 //! Fortran-handle variants and `nc_var_par_access`. MPI is found at run time
 //! in the calling process (`sys::mpi`); a process without an initialised
-//! Open MPI gets NC_ENOPAR, as from a netcdf-c built without MPI.
+//! Open MPI gets NC_ENOPAR, as from a netcdf-c built without MPI. A path
+//! that is not Zarr goes to the parallel system libnetcdf when there is one
+//! (`delegate::open_par`), NC_ENOPAR otherwise.
 //!
 //! # Safety (every function here)
 //! `path` is NULL or NUL-terminated; `ncidp` is NULL or writable; `comm` and
@@ -10,13 +12,42 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::{code_of, cstr, ffi_boundary, put};
+use super::{code_of, cstr, delegate, ffi_boundary, put};
 use crate::api::{handles, parallel};
 use crate::error::{NcError, NcResult};
 use crate::sys::mpi::{CommArg, InfoArg};
 
-/// Create or open with MPI. Paths that are not Zarr: NC_ENOPAR (a parallel
-/// system libnetcdf is not handed them yet).
+/// Create or open a path that is not Zarr with the parallel system
+/// libnetcdf: its status unchanged; `None` when the path is Zarr, MPI is
+/// not usable, or there is no such library (`open_par` answers then).
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `ncidp` is NULL or writable; `comm`
+/// and `info` are the calling process's MPI handles.
+unsafe fn open_par_not_zarr(
+    create: bool,
+    path: *const c_char,
+    mode: c_int,
+    comm: CommArg,
+    info: InfoArg,
+    ncidp: *mut c_int,
+) -> Option<c_int> {
+    if path.is_null() || ncidp.is_null() {
+        return None;
+    }
+    parallel::mpi_ready().ok()?;
+    // SAFETY: path is non-NULL and NUL-terminated (this function's contract).
+    let p = unsafe { cstr(path) }.ok()?;
+    if crate::api::is_zarr(p, create) {
+        return None;
+    }
+    // SAFETY: path is NUL-terminated, ncidp non-NULL and writable, the
+    // handles the caller's (all checked or promised above).
+    unsafe { delegate::open_par(create, path, mode, comm, info, ncidp) }
+}
+
+/// Create or open with MPI. Paths that are not Zarr (without a parallel
+/// system libnetcdf): NC_ENOPAR.
 ///
 /// # Safety
 /// `path` is NULL or NUL-terminated; `ncidp` is NULL or writable.
@@ -56,6 +87,10 @@ pub unsafe extern "C" fn nc_create_par(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
+        // SAFETY: this export's contract is open_par_not_zarr's.
+        if let Some(rc) = unsafe { open_par_not_zarr(true, path, cmode, CommArg::C(comm), InfoArg::C(info), ncidp) } {
+            return rc;
+        }
         // SAFETY: this export's contract is open_par's.
         code_of(unsafe { open_par(true, path, cmode, CommArg::C(comm), InfoArg::C(info), ncidp) })
     })
@@ -72,6 +107,10 @@ pub unsafe extern "C" fn nc_open_par(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
+        // SAFETY: this export's contract is open_par_not_zarr's.
+        if let Some(rc) = unsafe { open_par_not_zarr(false, path, mode, CommArg::C(comm), InfoArg::C(info), ncidp) } {
+            return rc;
+        }
         // SAFETY: this export's contract is open_par's.
         code_of(unsafe { open_par(false, path, mode, CommArg::C(comm), InfoArg::C(info), ncidp) })
     })
@@ -88,6 +127,10 @@ pub unsafe extern "C" fn nc_create_par_fortran(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
+        // SAFETY: this export's contract is open_par_not_zarr's.
+        if let Some(rc) = unsafe { open_par_not_zarr(true, path, cmode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) } {
+            return rc;
+        }
         // SAFETY: this export's contract is open_par's.
         code_of(unsafe { open_par(true, path, cmode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) })
     })
@@ -104,6 +147,10 @@ pub unsafe extern "C" fn nc_open_par_fortran(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
+        // SAFETY: this export's contract is open_par_not_zarr's.
+        if let Some(rc) = unsafe { open_par_not_zarr(false, path, mode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) } {
+            return rc;
+        }
         // SAFETY: this export's contract is open_par's.
         code_of(unsafe { open_par(false, path, mode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) })
     })

@@ -90,14 +90,16 @@ pub unsafe extern "C" fn nc_inq_type_equal(
     equal: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
-        if let (Some(a), Some(b)) = (delegate::lookup(ncid1), delegate::lookup(ncid2)) {
+        if let (Some(a), Some(b)) = (delegate::lookup(ncid1), delegate::lookup(ncid2))
+            && a.lib == b.lib
+        {
             let like: unsafe extern "C" fn(c_int, c_int, c_int, c_int, *mut c_int) -> c_int = nc_inq_type_equal;
             // SAFETY: netcdf.h declares nc_inq_type_equal as
             // int(int, nc_type, int, nc_type, int*) in every netcdf-c, the
             // type of `like`.
-            return match unsafe { delegate::function(like, b"nc_inq_type_equal\0") } {
+            return match unsafe { a.function(like, b"nc_inq_type_equal\0") } {
                 Some(f) => {
-                    let _g = delegate::serial();
+                    let _g = a.lock();
                     // SAFETY: equal is NULL or writable (this export's
                     // contract), as the system library's function requires.
                     unsafe { f(a.ext_ncid, t1, b.ext_ncid, t2, equal) }

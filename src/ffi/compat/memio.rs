@@ -143,9 +143,9 @@ pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_i
         let like: unsafe extern "C" fn(c_int, *mut NC_memio) -> c_int = nc_close_memio;
         // SAFETY: netcdf_mem.h declares nc_close_memio as int(int, NC_memio*)
         // in every netcdf-c, the type of `like`.
-        let rc = match unsafe { delegate::function(like, b"nc_close_memio\0") } {
+        let rc = match unsafe { d.function(like, b"nc_close_memio\0") } {
             Some(f) => {
-                let _g = delegate::serial();
+                let _g = d.lock();
                 // SAFETY: info is NULL or a writable NC_memio (this export's contract).
                 unsafe { f(d.ext_ncid, info) }
             }
