@@ -917,3 +917,179 @@ fn cfa_0_4_masters_in_nczarr_and_netcdf4() {
     assert_eq!(shape(ncid, v), Vec::<usize>::new());
     ok(nc_close(ncid), "close");
 }
+
+/// The partition matrix of S3netCDF4's group form ("CFA-0.5") for the
+/// same `tas` as `CFA_ARRAY`: three partitions along time, the middle one
+/// not written (its entries left as fill values, its strings empty);
+/// `p2` is the location (exclusive ends) and index of the last one.
+struct GroupForm<'a> {
+    files: [&'a str; 3],
+    p2_location: [i64; 2],
+    p2_index: i64,
+}
+
+const GOOD_GROUP: GroupForm = GroupForm {
+    files: ["p0.zarr#mode=nczarr,file", "", "p2.nc"],
+    p2_location: [4, 5],
+    p2_index: 2,
+};
+
+/// A group-form master at `path` (a Zarr URL or a netCDF-4 path).
+fn cfa_group_master(path: &str, cmode: c_int, m: &GroupForm) {
+    const FILL: i64 = -2147483647;
+    let d = Def::create(path, cmode);
+    d.dim("time", 5);
+    d.dim("lat", 3);
+    let tas = d.var("tas", NC_FLOAT, &[]);
+    d.float_att(tas, "_FillValue", -1.0);
+    d.text(tas, "units", "K");
+    d.text(tas, "cf_role", "cfa_variable");
+    d.text(tas, "cfa_dimensions", "time lat");
+    d.text(tas, "cfa_group", "cfa_tas");
+    let mut gid = 0;
+    ok(unsafe { nc_def_grp(d.ncid, c("cfa_tas").as_ptr(), &mut gid) }, "group");
+    let g = Def { ncid: gid };
+    let (t, l, nd, b) = (
+        g.dim("time", 3),
+        g.dim("lat", 1),
+        g.dim("ndimensions", 2),
+        g.dim("bounds", 2),
+    );
+    let pmshape = g.var("pmshape", NC_INT, &[nd]);
+    let pmdims = g.var("pmdimensions", NC_STRING, &[]);
+    let index = g.var("index", NC_INT, &[t, l, nd]);
+    let location = g.var("location", NC_INT, &[t, l, nd, b]);
+    let ncvar = g.var("ncvar", NC_STRING, &[t, l]);
+    let file = g.var("file", NC_STRING, &[t, l]);
+    let format = g.var("format", NC_STRING, &[t, l]);
+    let shape_v = g.var("shape", NC_INT, &[t, l, nd]);
+    d.enddef();
+    g.int64s(pmshape, &[3, 1]);
+    g.strings(pmdims, &["time, lat"]);
+    g.int64s(index, &[0, 0, FILL, FILL, m.p2_index, 0]);
+    let [a, e] = m.p2_location;
+    g.int64s(location, &[0, 2, 0, 3, FILL, FILL, FILL, FILL, a, e, 0, 3]);
+    g.strings(ncvar, &["tas", "", "tas"]);
+    g.strings(file, &m.files);
+    g.strings(format, &["NCZARR", "", "NETCDF4"]);
+    g.int64s(shape_v, &[2, 3, FILL, FILL, e - a, 3]);
+    d.close();
+}
+
+/// The expanded view of a group-form master: `tas` as in `check_cfa04`,
+/// the matrix's group and its dimensions hidden.
+fn check_cfa_group(ncid: c_int) {
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), vec![5, 3]);
+    let mut want: Vec<f32> = (0..6).map(|k| k as f32).collect();
+    want.extend([-1.0; 6]);
+    want.extend([12.0, 13.0, 14.0]);
+    assert_eq!(floats(ncid, v, 15).unwrap(), want);
+    let mut slab = [0f32; 4];
+    ok(
+        unsafe { nc_get_vara_float(ncid, v, [1, 1].as_ptr(), [4, 1].as_ptr(), slab.as_mut_ptr()) },
+        "slab",
+    );
+    assert_eq!(slab, [4.0, -1.0, -1.0, 13.0]);
+    let mut n = 0;
+    assert_eq!(
+        unsafe { nc_inq_attlen(ncid, v, c("cfa_group").as_ptr(), &mut n) },
+        NC_ENOTATT
+    );
+    let (mut ngrps, mut ndims, mut gid) = (-1, -1, -1);
+    ok(unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) }, "grps");
+    assert_eq!(ngrps, 0);
+    assert_eq!(
+        unsafe { nc_inq_grp_ncid(ncid, c("cfa_tas").as_ptr(), &mut gid) },
+        -125,
+        "NC_ENOGRP"
+    );
+    ok(unsafe { nc_inq_ndims(ncid, &mut ndims) }, "ndims");
+    assert_eq!(ndims, 2);
+    let mut a = vec![0u8; 64];
+    ok(
+        unsafe { nc_get_att_text(ncid, NC_GLOBAL, c("_Aggregation").as_ptr(), a.as_mut_ptr().cast()) },
+        "_Aggregation",
+    );
+    assert!(a.starts_with(b"S3netCDF4\0"), "{}", String::from_utf8_lossy(&a));
+}
+
+/// A master shown as stored: `tas` a scalar, the group there.
+fn check_shown_raw(ncid: c_int) {
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), Vec::<usize>::new());
+    let mut ngrps = -1;
+    ok(unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) }, "grps");
+    assert_eq!(ngrps, 1);
+}
+
+#[test]
+fn s3netcdf4_group_form_in_nczarr_and_netcdf4() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tas_fragment(&zurl(&dir.join("p0.zarr"), ""), 0, 2, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    tas_fragment(dir.join("p2.nc").to_str().unwrap(), NC_NETCDF4, 1, &[12.0, 13.0, 14.0]);
+    let m = dir.join("m.zarr");
+    cfa_group_master(&zurl(&m, ""), 0, &GOOD_GROUP);
+    let ncid = open(&zurl(&m, ""));
+    check_cfa_group(ncid);
+    ok(nc_close(ncid), "close");
+    let ncid = open(&zurl(&m, ",aggregation=raw"));
+    check_shown_raw(ncid);
+    ok(nc_close(ncid), "close");
+    let m4 = dir.join("m4.nc");
+    cfa_group_master(m4.to_str().unwrap(), NC_NETCDF4, &GOOD_GROUP);
+    let ncid = open(m4.to_str().unwrap());
+    check_cfa_group(ncid);
+    ok(nc_close(ncid), "close");
+}
+
+#[test]
+fn hostile_group_forms_show_raw_or_fail_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tas_fragment(&zurl(&dir.join("p0.zarr"), ""), 0, 2, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    tas_fragment(dir.join("p2.nc").to_str().unwrap(), NC_NETCDF4, 1, &[12.0, 13.0, 14.0]);
+    // Partitions that do not tile (the last one runs past the dimension),
+    // an index outside the matrix: shown as stored, in both kinds of master.
+    for (k, bad) in [
+        GroupForm {
+            p2_location: [4, 6],
+            ..GOOD_GROUP
+        },
+        GroupForm {
+            p2_index: 3,
+            ..GOOD_GROUP
+        },
+    ]
+    .iter()
+    .enumerate()
+    {
+        let m = dir.join(format!("bad{k}.zarr"));
+        cfa_group_master(&zurl(&m, ""), 0, bad);
+        let ncid = open(&zurl(&m, ""));
+        check_shown_raw(ncid);
+        ok(nc_close(ncid), "close");
+        let m4 = dir.join(format!("bad{k}.nc"));
+        cfa_group_master(m4.to_str().unwrap(), NC_NETCDF4, bad);
+        // Nothing expanded: the file stays with the system library.
+        let ncid = open(m4.to_str().unwrap());
+        check_shown_raw(ncid);
+        ok(nc_close(ncid), "close");
+    }
+    // A partition that is the master itself: a cycle, NC_EINVAL on the
+    // read that reaches it, the rest still readable.
+    let m = dir.join("cycle.zarr");
+    let files = ["p0.zarr#mode=nczarr,file", "", "cycle.zarr#mode=nczarr,file"];
+    cfa_group_master(&zurl(&m, ""), 0, &GroupForm { files, ..GOOD_GROUP });
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "tas");
+    assert_eq!(floats(ncid, v, 15), Err(NC_EINVAL));
+    let mut first = [0f32; 3];
+    ok(
+        unsafe { nc_get_vara_float(ncid, v, [0, 0].as_ptr(), [1, 3].as_ptr(), first.as_mut_ptr()) },
+        "first row",
+    );
+    assert_eq!(first, [0.0, 1.0, 2.0]);
+    ok(nc_close(ncid), "close");
+}
