@@ -1093,3 +1093,100 @@ fn hostile_group_forms_show_raw_or_fail_cleanly() {
     assert_eq!(first, [0.0, 1.0, 2.0]);
     ok(nc_close(ncid), "close");
 }
+
+/// A CF-1.13 `map` + `unique_values` master of `v(time = 5)` of type `ty`
+/// in three constant fragments (sizes 2, 2, 1): `own` is the variable's
+/// own string length (a char variable), `uv` the table's dimensions after
+/// the fragment one and `put` writes its values.
+fn unique_master(
+    path: &str,
+    cmode: c_int,
+    ty: c_int,
+    own: Option<usize>,
+    uv_len: Option<usize>,
+    put: impl FnOnce(&Def, c_int),
+) {
+    let d = Def::create(path, cmode);
+    d.dim("time", 5);
+    let own: Vec<c_int> = own.iter().map(|&n| d.dim("strlen", n)).collect();
+    let f = d.dim("f", 3);
+    let j = d.dim("j", 1);
+    let v = d.var("v", ty, &own);
+    d.text(v, "aggregated_dimensions", "time");
+    d.text(v, "aggregated_data", "map: fmap unique_values: uv");
+    let mv = d.var("fmap", NC_INT64, &[j, f]);
+    let mut uv_dims = vec![f];
+    uv_dims.extend(uv_len.map(|n| d.dim("uvlen", n)));
+    let uv = d.var("uv", ty, &uv_dims);
+    d.enddef();
+    d.int64s(mv, &[2, 2, 1]);
+    put(&d, uv);
+    d.close();
+}
+
+#[test]
+fn unique_values_of_strings_and_chars() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let s = |x: &str| Some(x.to_string());
+    // NC_STRING, in a Zarr and a netCDF-4 master.
+    let zm = zurl(&dir.join("s.zarr"), "");
+    let nm = dir.join("s.nc").to_str().unwrap().to_string();
+    for (path, cmode) in [(&zm, 0), (&nm, NC_NETCDF4)] {
+        unique_master(path, cmode, NC_STRING, None, None, |d, uv| {
+            d.strings(uv, &["hot", "", "cold"])
+        });
+        let ncid = open(path);
+        let v = varid(ncid, "v");
+        assert_eq!(shape(ncid, v), vec![5]);
+        assert_eq!(
+            get_strings(ncid, v, &[0], &[5]).unwrap(),
+            vec![s("hot"), s("hot"), s(""), s(""), s("cold")],
+            "{path}"
+        );
+        assert_eq!(get_strings(ncid, v, &[1], &[3]).unwrap(), vec![s("hot"), s(""), s("")]);
+        let mut f = [0f32; 5];
+        assert_eq!(unsafe { nc_get_var_float(ncid, v, f.as_mut_ptr()) }, NC_EBADTYPE);
+        ok(nc_close(ncid), "close");
+    }
+    // NC_CHAR, one character per element (no string length of its own).
+    let m = zurl(&dir.join("c.zarr"), "");
+    unique_master(&m, 0, NC_CHAR, None, None, |d, uv| {
+        put_chars(d.ncid, uv, 1, &["a", "b", "c"])
+    });
+    let ncid = open(&m);
+    let v = varid(ncid, "v");
+    assert_eq!(get_text(ncid, v, &[0], &[5]).unwrap(), b"aabbc");
+    assert_eq!(get_text(ncid, v, &[3], &[2]).unwrap(), b"bc");
+    ok(nc_close(ncid), "close");
+    // NC_CHAR with its own string length 4: each constant is a string
+    // (the table's last dimension, 3 here), shorter ones padded with NULs.
+    let m = zurl(&dir.join("cs.zarr"), "");
+    unique_master(&m, 0, NC_CHAR, Some(4), Some(3), |d, uv| {
+        put_chars(d.ncid, uv, 3, &["ab", "xyz", ""])
+    });
+    let ncid = open(&m);
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![5, 4]);
+    assert_eq!(
+        get_text(ncid, v, &[0, 0], &[5, 4]).unwrap(),
+        b"ab\0\0ab\0\0xyz\0xyz\0\0\0\0\0"
+    );
+    assert_eq!(get_text(ncid, v, &[1, 1], &[3, 2]).unwrap(), b"b\0yzyz");
+    let mut strided = [b'?'; 10];
+    ok(
+        unsafe {
+            nc_get_vars_text(
+                ncid,
+                v,
+                [0, 0].as_ptr(),
+                [5, 2].as_ptr(),
+                [1, 2].as_ptr(),
+                strided.as_mut_ptr().cast(),
+            )
+        },
+        "vars",
+    );
+    assert_eq!(&strided, b"a\0a\0xzxz\0\0");
+    ok(nc_close(ncid), "close");
+}

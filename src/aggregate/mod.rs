@@ -141,6 +141,9 @@ struct DsTables<'a> {
     /// Tables are variables of `grp` itself (S3netCDF4's group), not found
     /// by CF search.
     exact: bool,
+    /// A char aggregation whose string length is the variable's own
+    /// dimension: a constant value is a string, the table's last dimension.
+    strings: bool,
 }
 
 impl DsTables<'_> {
@@ -306,6 +309,12 @@ impl Tables for DsTables<'_> {
         if ty == NcType::String {
             return self.string_values(var);
         }
+        if ty == NcType::Char && self.strings {
+            let RawTable { mut shape, data, .. } = self.read(var, NcType::Char)?;
+            let width = shape.pop().ok_or_else(|| format!("table {var} has no string length"))?;
+            let data = data.chunks(width.max(1)).map(|s| Some(s.to_vec())).collect();
+            return Ok(Table { shape, data });
+        }
         let RawTable { shape, data, marks } = self.read(var, ty)?;
         let data = data
             .chunks_exact(ty.size())
@@ -377,6 +386,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                                 grp: sub,
                                 ty,
                                 exact: true,
+                                strings: false,
                             };
                             parse::describe_cfa_group(&dims, &mut len, &mut t).map(|agg| (agg, sub))
                         }
@@ -440,6 +450,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                             grp: g,
                             ty,
                             exact: false,
+                            strings: strlen.is_some(),
                         };
                         let mut agg = parse::describe(encoding, &dims, &roles, &mut t)?;
                         if let Some(d) = strlen {

@@ -289,6 +289,7 @@ impl AggSource {
         };
         let (uri, identifier) = match &self.agg.fragments[b.frag] {
             Fragment::Missing => return Ok(repeat(&self.fill)),
+            Fragment::Constant(v) if self.agg.padded_last => return Ok(self.constant_strings(v, b, stride)),
             Fragment::Constant(v) => return Ok(repeat(v)),
             f @ Fragment::Dataset { uri, identifier } => {
                 if self.confined
@@ -345,6 +346,24 @@ impl AggSource {
             }
             _ => vals,
         }))
+    }
+
+    /// A block of a constant fragment of a char aggregation whose string
+    /// length is its own: every string is `v` (shorter ones padded with the
+    /// fill value), the block's part of it taken from each.
+    fn constant_strings(&self, v: &[u8], b: &Block, stride: &[usize]) -> Values {
+        let Some((&want, rows)) = b.count.split_last() else {
+            return Values::Bytes(Vec::new());
+        };
+        let (first, step) = (
+            b.local.last().copied().unwrap_or(0),
+            stride.last().copied().unwrap_or(1).max(1),
+        );
+        let pad = self.fill.first().copied().unwrap_or(0);
+        let row: Vec<u8> = (0..want)
+            .map(|k| v.get(first + k * step).copied().unwrap_or(pad))
+            .collect();
+        Values::Bytes(row.repeat(rows.iter().product()))
     }
 
     /// Errors for a fragment that cannot be brought to canonical form;
