@@ -615,7 +615,7 @@ impl ExternalData for AggSource {
                 conv
             };
             let mut out = out.lock().map_err(|_| NcError::Internal)?;
-            place(&mut **out, count, &b.at, &conv, &b.count, ms);
+            place(&mut out, count, &b.at, &conv, &b.count, ms);
             Ok(())
         })?;
         if range || conv_range.load(Ordering::Relaxed) {
@@ -642,7 +642,7 @@ impl ExternalData for AggSource {
                 return Err(NcError::Internal);
             };
             let mut out = out.lock().map_err(|_| NcError::Internal)?;
-            place(&mut **out, count, &b.at, &vals, &b.count, 1);
+            place(&mut out, count, &b.at, &vals, &b.count, 1);
             Ok(())
         })?;
         Ok(())
