@@ -14,6 +14,10 @@
  *       with SZ SY SX: chunks stored in shards of that shape (Zarr v3,
  *       nc_def_var_zarr_shards of netcdf_zarr.h, looked up at run time: a
  *       library without it answers NC_ENOTBUILT)
+ *   ncbench w6write URL CODEC NZ NY NX CZ CY CX FZ FY FX
+ *       W1's array written as a CF aggregation of fragments of FZ x FY x FX
+ *       (nc_def_var_aggregation of netcdf_zarr.h, looked up at run time);
+ *       read back with w1read, like the one-dataset store
  *   ncbench w1read  URL MODE  NZ NY NX [NRANDOM]
  *       MODE: full (into a touched buffer), full-alloc (malloc'd inside the timed
  *       part, first touch included), slab ([:, 500:524, :]), random (NRANDOM
@@ -202,14 +206,26 @@ static int define_shards(int ncid, int varid, const size_t *shards) {
     return NC_NOERR;
 }
 
+/* The variable as an aggregation of fragments of shape `frag`, through this
+ * library's extension (netcdf_zarr.h), looked up at run time. */
+static int define_aggregation(int ncid, int varid, const size_t *frag) {
+    typedef int (*def_fn)(int, int, const size_t *, size_t, const char *);
+    def_fn def;
+    *(void **)&def = dlsym(RTLD_DEFAULT, "nc_def_var_aggregation");
+    if (!def) return NC_ENOTBUILT;
+    return def(ncid, varid, frag, 0, NULL);
+}
+
 static int w1write(int argc, char **argv) {
+    int aggregated = !strcmp(argv[1], "w6write");
     if (argc != 10 && argc != 13) return 1;
     const char *url = argv[2], *codec = argv[3];
     size_t n[3], c[3], sh[3];
     for (int i = 0; i < 3; i++) n[i] = strtoull(argv[4 + i], NULL, 10);
     for (int i = 0; i < 3; i++) c[i] = strtoull(argv[7 + i], NULL, 10);
-    int sharded = argc == 13;
-    for (int i = 0; sharded && i < 3; i++) sh[i] = strtoull(argv[10 + i], NULL, 10);
+    int sharded = argc == 13 && !aggregated;
+    if (aggregated && argc != 13) return 1;
+    for (int i = 0; argc == 13 && i < 3; i++) sh[i] = strtoull(argv[10 + i], NULL, 10);
     field_init(n[0], n[1], n[2]);
     size_t total = n[0] * n[1] * n[2];
     float *buf = touched(total);
@@ -229,6 +245,7 @@ static int w1write(int argc, char **argv) {
     CHECK("nc_def_var_fill", nc_def_var_fill(ncid, varid, 1, NULL));
     CHECK(codec, define_codec(ncid, varid, codec));
     if (sharded) CHECK("nc_def_var_zarr_shards", define_shards(ncid, varid, sh));
+    if (aggregated) CHECK("nc_def_var_aggregation", define_aggregation(ncid, varid, sh));
     CHECK("nc_enddef", nc_enddef(ncid));
     size_t st0[3] = {0, 0, 0};
     CHECK("nc_put_vara_float", nc_put_vara_float(ncid, varid, st0, n, buf));
@@ -352,7 +369,7 @@ static int w2open(int argc, char **argv) {
 int main(int argc, char **argv) {
     int rc = 1;
     if (argc >= 2) {
-        if (!strcmp(argv[1], "w1write")) rc = w1write(argc, argv);
+        if (!strcmp(argv[1], "w1write") || !strcmp(argv[1], "w6write")) rc = w1write(argc, argv);
         else if (!strcmp(argv[1], "w1read")) rc = w1read(argc, argv);
         else if (!strcmp(argv[1], "w2create")) rc = w2create(argc, argv);
         else if (!strcmp(argv[1], "w2open")) rc = w2open(argc, argv);

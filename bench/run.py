@@ -6,7 +6,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
-                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,W5,limits,context]
+                 [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,W5,W6agg,limits,context]
                  [--codecs none,zstd1,...] [--w5-rows N]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
@@ -46,11 +46,11 @@ PRESETS = {
                  nvars=2000, reps=3, limits_mib=512, s3_shape=(64, 1024, 1024), context_codecs=CODECS,
                  s3_open_vars=500, s3_cases=[("4 MiB", "none"), ("4 MiB", "zstd1"), ("256 KiB", "none"),
                                              ("256 KiB", "zstd1")],
-                 w4_shards=(16, 1024, 1024), w4_codecs=["none", "zstd1"], w5_rows=131072),
+                 w4_shards=(16, 1024, 1024), w4_codecs=["none", "zstd1"], w5_rows=131072, w6="full"),
     "quick": dict(shape=(16, 1024, 512), chunks=(16, 256, 256), small=(1, 256, 256), nrandom=100,
                   nvars=200, reps=2, limits_mib=32, s3_shape=(16, 1024, 512), context_codecs=["none"],
                   s3_open_vars=200, s3_cases=[("4 MiB", "none")], s3_context=False,
-                  w4_shards=(16, 512, 512), w4_codecs=["none"], w5_rows=8192),
+                  w4_shards=(16, 512, 512), w4_codecs=["none"], w5_rows=8192, w6="quick"),
 }
 
 
@@ -888,6 +888,112 @@ def limits_at(lims, place):
     return {**lims.get(None, {}), **lims.get(place, {})}
 
 
+# ---------------------------------------------------------------- W6: CF aggregation
+
+# W6 (issue 15): the W1 field as one NCZarr dataset and as a CF aggregation of
+# 64 NCZarr fragments (a 4 x 4 x 4 grid) with the same chunks and codec.
+W6 = {"full": dict(shape=(256, 1024, 1024), chunks=(16, 256, 256), frag=(64, 256, 256)),
+      "quick": dict(shape=(16, 1024, 256), chunks=(4, 256, 64), frag=(4, 256, 64))}
+W6_CODECS = ["none", "zstd1"]
+
+
+def w6_fragment_accesses_fs(R, master_path, env_extra=None):
+    """Opening the master and inquiring every variable (ncbench w2open) under
+    strace: how many file-system calls name a path inside its fragments'
+    directory (the write side puts them in `<master>_<var>/`)."""
+    if not shutil.which("strace"):
+        return None
+    trace = master_path + ".strace"
+    env = dict(R.env["ours"], **(env_extra or {}))
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=%file", "-o", trace, R.ncbench, "w2open",
+                    url(master_path, "nczarr,file")], env=env, capture_output=True, timeout=300)
+    frag_dir = master_path + "_field/"
+    try:
+        with open(trace) as f:
+            n = sum(1 for line in f if frag_dir in line)
+    finally:
+        os.unlink(trace)
+    return n
+
+
+def w6(R, p, codec, pl):
+    """One codec of W6 in one place: both stores written by ours, then read
+    whole and as W1's slab ([:, 500:524, :]), aggregation and one dataset
+    alternating; and the master opened with every variable inquired, counting
+    the fragment accesses that makes (there should be none)."""
+    w = W6[p["w6"]]
+    dims = [str(v) for v in w["shape"]]
+    tag = codec.replace("+", "_")
+    one, agg = f"w6-one-{tag}.zarr", f"w6-agg-{tag}.zarr"
+    env = pl.get("env")
+    wrap = pl.get("wrap", lambda fn: fn)
+    log(f"W6 {pl['label']} {codec}: write")
+    made = {"one": R.nc("ours", "w1write", pl["url"](one), codec, *dims, *w["chunks"], env_extra=env),
+            "agg": R.nc("ours", "w6write", pl["url"](agg), codec, *dims, *w["chunks"], *w["frag"], env_extra=env)}
+    bad = [f"{k}: {v['status']}" for k, v in made.items() if v.get("status") != "ok"]
+    if bad:
+        R.results.append(dict(w="W6", case=f"(all) {codec}", op="write", codec=codec, place=pl["label"],
+                              ours={"status": "; ".join(bad)}, ref={"status": "–"}, ctx={}))
+        return
+    for mode in ("full", "slab"):
+        log(f"W6 {pl['label']} {codec}: read {mode}")
+        runs = R.alternate({k: wrap(lambda k=k: R.nc("ours", "w1read", pl["url"](name), mode, *dims, env_extra=env))
+                            for k, name in (("agg", agg), ("one", one))})
+        R.results.append(dict(w="W6", case=f"read {mode} {codec}", op=mode, codec=codec, place=pl["label"],
+                              ours=summarise(runs["agg"]), ref=summarise(runs["one"]), ctx={}))
+    log(f"W6 {pl['label']} {codec}: open the master")
+    opened = [wrap(lambda: R.nc("ours", "w2open", pl["url"](agg), env_extra=env))() for _ in range(R.args.reps)]
+    R.results.append(dict(w="W6", case=f"open+inquire master {codec}", op="open", codec=codec, place=pl["label"],
+                          ours=summarise(opened), ref={"status": "–"}, ctx={},
+                          fragment_accesses=pl["accesses"](agg)))
+    pl["remove"](one)
+    pl["remove"](agg)
+
+
+def w6_dir(R, p, scratch, label):
+    place = dict(label=label, url=lambda name: url(os.path.join(scratch, name), "nczarr,file"),
+                 accesses=lambda name: w6_fragment_accesses_fs(R, os.path.join(scratch, name)),
+                 remove=lambda name: (rm(os.path.join(scratch, name)), rm(os.path.join(scratch, name) + "_field")))
+    for codec in W6_CODECS:
+        w6(R, p, codec, place)
+
+
+def w6_s3(R, p):
+    """W6 on the S3 server: the master and its fragments in one bucket
+    (relative fragment URIs); fragment accesses at open are the requests whose
+    key is under the fragments' prefix."""
+    got, why = s3_env(R)
+    if got is None:
+        R.results.append(dict(w="W6", case="(all)", op="s3", place="S3", ours={"status": why}, ref={"status": why},
+                              ctx={}))
+        return
+    script, env = got
+    reqlog = RequestLog(R.s3_server_env["S3TS_DIR"])
+    try:
+        endpoint, bucket = env["S3_ENDPOINT"].rstrip("/"), env["S3_BUCKET"]
+        run = f"w6-{os.getpid()}"
+
+        def accesses(name):
+            pos = reqlog.mark()
+            R.nc("ours", "w2open", f"{endpoint}/{bucket}/{run}/{name}#mode=nczarr,s3", env_extra=env)
+            time.sleep(0.2)  # radosgw writes its access log line after the response
+            try:
+                with open(reqlog.path, "rb") as f:
+                    f.seek(pos)
+                    text = f.read().decode("utf-8", "replace")
+            except OSError:
+                return None
+            return sum(1 for m in RequestLog.PAT.finditer(text) if f"{name}_field" in m.group(2))
+
+        place = dict(label="S3", env=env, wrap=lambda fn: counted(reqlog, fn),
+                     url=lambda name: f"{endpoint}/{bucket}/{run}/{name}#mode=nczarr,s3",
+                     accesses=accesses, remove=lambda name: None)
+        for codec in W6_CODECS:
+            w6(R, p, codec, place)
+    finally:
+        subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
+
+
 # ---------------------------------------------------------------- targets
 
 def targets(row):
@@ -930,6 +1036,10 @@ def targets(row):
         t.append(("shardgets", 2))
     elif w == "W4" and op == "v3v2":
         t.append(("v2", 1.05))
+    elif w == "W6" and op in ("full", "slab"):
+        t.append(("one", 1.10))
+    elif w == "W6" and op == "open":
+        t.append(("untouched", 0))
     elif w == "W2" and op == "create":
         t.append(("ref", 15.0))
         t.append(("floor", 2.0))
@@ -1278,6 +1388,19 @@ def ratio_and_targets(row, lim):
                 out.append(f"v3 ÷ v2 time {ours / v2:.3f} (≤{want:g}): {'PASS' if ours <= want * v2 else 'FAIL'}"
                            f"; chunk files shared by the two formats {linked} of {total}")
             continue
+        if kind == "one":
+            one = row["ref"].get("wall")
+            if ours is None or one is None:
+                out.append(f"aggregation ÷ one dataset ≤{want:g}: n/a")
+            else:
+                out.append(f"aggregation ÷ one dataset {ours / one:.3f} (≤{want:g}): "
+                           f"{'PASS' if ours <= want * one else 'FAIL'}")
+            continue
+        if kind == "untouched":
+            n = row.get("fragment_accesses")
+            out.append("fragment accesses at open: n/a" if n is None else
+                       f"fragment accesses at open {n} (={want}): {'PASS' if n == want else 'FAIL'}")
+            continue
         if kind == "abs":
             if ours is None:
                 out.append(f"< {want * 1000:.0f} ms: n/a")
@@ -1457,6 +1580,15 @@ def write_report(args, R, lims, places, facts_start, facts_end, versions, starte
                  "files it wrote and their directories), against tensorstore's writes (the same runs as "
                  "in the `write none` row, alternated with these) and the plain-C floor of a durable write "
                  "(write + fdatasync of each file, fsync of the directories) from the limits of that place.")
+    if any(row["w"] == "W6" for row in R.results):
+        w6p = W6[preset["w6"]]
+        lines.append(f"W6: the W1 field of shape {w6p['shape']} (chunks {w6p['chunks']}) written by ours as one NCZarr "
+                     f"dataset and as a CF-1.13 aggregation of NCZarr fragments of {w6p['frag']} (64), same codec; "
+                     "`ours` is the aggregation's master read through it, the netcdf-c column the one dataset "
+                     "(read by ours too), runs alternating. The open row counts what opening the master and "
+                     "inquiring every variable does inside the fragments (file-system calls under strace; "
+                     "requests on S3).")
+        lines.append("")
     if any(row["w"] == "W3" for row in R.results):
         lines.append("")
         lines.append("W3: zarrs+s3fs and zarrs+obstore = zarr-python with the zarrs codec pipeline through "
@@ -1623,12 +1755,16 @@ def main():
             elif "W4formats" in only:
                 for codec in preset["w4_codecs"]:
                     at_place(R, pl["label"], w4_formats, preset, pl["dir"], codec)
+            if "W6agg" in only:
+                at_place(R, pl["label"], w6_dir, preset, pl["dir"], pl["label"])
         if "W3" in only:
             w3(R, preset)
         if "W4" in only:
             w4_s3(R, preset)
         if "W5" in only:
             w5(R, preset, os.path.join(places[0]["dir"], "w5"))
+        if "W6agg" in only:
+            w6_s3(R, preset)
     finally:
         for pl in places:
             rm(pl["dir"])

@@ -917,3 +917,276 @@ fn cfa_0_4_masters_in_nczarr_and_netcdf4() {
     assert_eq!(shape(ncid, v), Vec::<usize>::new());
     ok(nc_close(ncid), "close");
 }
+
+/// The partition matrix of S3netCDF4's group form ("CFA-0.5") for the
+/// same `tas` as `CFA_ARRAY`: three partitions along time, the middle one
+/// not written (its entries left as fill values, its strings empty);
+/// `p2` is the location (exclusive ends) and index of the last one.
+struct GroupForm<'a> {
+    files: [&'a str; 3],
+    p2_location: [i64; 2],
+    p2_index: i64,
+}
+
+const GOOD_GROUP: GroupForm = GroupForm {
+    files: ["p0.zarr#mode=nczarr,file", "", "p2.nc"],
+    p2_location: [4, 5],
+    p2_index: 2,
+};
+
+/// A group-form master at `path` (a Zarr URL or a netCDF-4 path).
+fn cfa_group_master(path: &str, cmode: c_int, m: &GroupForm) {
+    const FILL: i64 = -2147483647;
+    let d = Def::create(path, cmode);
+    d.dim("time", 5);
+    d.dim("lat", 3);
+    let tas = d.var("tas", NC_FLOAT, &[]);
+    d.float_att(tas, "_FillValue", -1.0);
+    d.text(tas, "units", "K");
+    d.text(tas, "cf_role", "cfa_variable");
+    d.text(tas, "cfa_dimensions", "time lat");
+    d.text(tas, "cfa_group", "cfa_tas");
+    let mut gid = 0;
+    ok(unsafe { nc_def_grp(d.ncid, c("cfa_tas").as_ptr(), &mut gid) }, "group");
+    let g = Def { ncid: gid };
+    let (t, l, nd, b) = (
+        g.dim("time", 3),
+        g.dim("lat", 1),
+        g.dim("ndimensions", 2),
+        g.dim("bounds", 2),
+    );
+    let pmshape = g.var("pmshape", NC_INT, &[nd]);
+    let pmdims = g.var("pmdimensions", NC_STRING, &[]);
+    let index = g.var("index", NC_INT, &[t, l, nd]);
+    let location = g.var("location", NC_INT, &[t, l, nd, b]);
+    let ncvar = g.var("ncvar", NC_STRING, &[t, l]);
+    let file = g.var("file", NC_STRING, &[t, l]);
+    let format = g.var("format", NC_STRING, &[t, l]);
+    let shape_v = g.var("shape", NC_INT, &[t, l, nd]);
+    d.enddef();
+    g.int64s(pmshape, &[3, 1]);
+    g.strings(pmdims, &["time, lat"]);
+    g.int64s(index, &[0, 0, FILL, FILL, m.p2_index, 0]);
+    let [a, e] = m.p2_location;
+    g.int64s(location, &[0, 2, 0, 3, FILL, FILL, FILL, FILL, a, e, 0, 3]);
+    g.strings(ncvar, &["tas", "", "tas"]);
+    g.strings(file, &m.files);
+    g.strings(format, &["NCZARR", "", "NETCDF4"]);
+    g.int64s(shape_v, &[2, 3, FILL, FILL, e - a, 3]);
+    d.close();
+}
+
+/// The expanded view of a group-form master: `tas` as in `check_cfa04`,
+/// the matrix's group and its dimensions hidden.
+fn check_cfa_group(ncid: c_int) {
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), vec![5, 3]);
+    let mut want: Vec<f32> = (0..6).map(|k| k as f32).collect();
+    want.extend([-1.0; 6]);
+    want.extend([12.0, 13.0, 14.0]);
+    assert_eq!(floats(ncid, v, 15).unwrap(), want);
+    let mut slab = [0f32; 4];
+    ok(
+        unsafe { nc_get_vara_float(ncid, v, [1, 1].as_ptr(), [4, 1].as_ptr(), slab.as_mut_ptr()) },
+        "slab",
+    );
+    assert_eq!(slab, [4.0, -1.0, -1.0, 13.0]);
+    let mut n = 0;
+    assert_eq!(
+        unsafe { nc_inq_attlen(ncid, v, c("cfa_group").as_ptr(), &mut n) },
+        NC_ENOTATT
+    );
+    let (mut ngrps, mut ndims, mut gid) = (-1, -1, -1);
+    ok(unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) }, "grps");
+    assert_eq!(ngrps, 0);
+    assert_eq!(
+        unsafe { nc_inq_grp_ncid(ncid, c("cfa_tas").as_ptr(), &mut gid) },
+        -125,
+        "NC_ENOGRP"
+    );
+    ok(unsafe { nc_inq_ndims(ncid, &mut ndims) }, "ndims");
+    assert_eq!(ndims, 2);
+    let mut a = vec![0u8; 64];
+    ok(
+        unsafe { nc_get_att_text(ncid, NC_GLOBAL, c("_Aggregation").as_ptr(), a.as_mut_ptr().cast()) },
+        "_Aggregation",
+    );
+    assert!(a.starts_with(b"S3netCDF4\0"), "{}", String::from_utf8_lossy(&a));
+}
+
+/// A master shown as stored: `tas` a scalar, the group there.
+fn check_shown_raw(ncid: c_int) {
+    let v = varid(ncid, "tas");
+    assert_eq!(shape(ncid, v), Vec::<usize>::new());
+    let mut ngrps = -1;
+    ok(unsafe { nc_inq_grps(ncid, &mut ngrps, std::ptr::null_mut()) }, "grps");
+    assert_eq!(ngrps, 1);
+}
+
+#[test]
+fn s3netcdf4_group_form_in_nczarr_and_netcdf4() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tas_fragment(&zurl(&dir.join("p0.zarr"), ""), 0, 2, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    tas_fragment(dir.join("p2.nc").to_str().unwrap(), NC_NETCDF4, 1, &[12.0, 13.0, 14.0]);
+    let m = dir.join("m.zarr");
+    cfa_group_master(&zurl(&m, ""), 0, &GOOD_GROUP);
+    let ncid = open(&zurl(&m, ""));
+    check_cfa_group(ncid);
+    ok(nc_close(ncid), "close");
+    let ncid = open(&zurl(&m, ",aggregation=raw"));
+    check_shown_raw(ncid);
+    ok(nc_close(ncid), "close");
+    let m4 = dir.join("m4.nc");
+    cfa_group_master(m4.to_str().unwrap(), NC_NETCDF4, &GOOD_GROUP);
+    let ncid = open(m4.to_str().unwrap());
+    check_cfa_group(ncid);
+    ok(nc_close(ncid), "close");
+}
+
+#[test]
+fn hostile_group_forms_show_raw_or_fail_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tas_fragment(&zurl(&dir.join("p0.zarr"), ""), 0, 2, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    tas_fragment(dir.join("p2.nc").to_str().unwrap(), NC_NETCDF4, 1, &[12.0, 13.0, 14.0]);
+    // Partitions that do not tile (the last one runs past the dimension),
+    // an index outside the matrix: shown as stored, in both kinds of master.
+    for (k, bad) in [
+        GroupForm {
+            p2_location: [4, 6],
+            ..GOOD_GROUP
+        },
+        GroupForm {
+            p2_index: 3,
+            ..GOOD_GROUP
+        },
+    ]
+    .iter()
+    .enumerate()
+    {
+        let m = dir.join(format!("bad{k}.zarr"));
+        cfa_group_master(&zurl(&m, ""), 0, bad);
+        let ncid = open(&zurl(&m, ""));
+        check_shown_raw(ncid);
+        ok(nc_close(ncid), "close");
+        let m4 = dir.join(format!("bad{k}.nc"));
+        cfa_group_master(m4.to_str().unwrap(), NC_NETCDF4, bad);
+        // Nothing expanded: the file stays with the system library.
+        let ncid = open(m4.to_str().unwrap());
+        check_shown_raw(ncid);
+        ok(nc_close(ncid), "close");
+    }
+    // A partition that is the master itself: a cycle, NC_EINVAL on the
+    // read that reaches it, the rest still readable.
+    let m = dir.join("cycle.zarr");
+    let files = ["p0.zarr#mode=nczarr,file", "", "cycle.zarr#mode=nczarr,file"];
+    cfa_group_master(&zurl(&m, ""), 0, &GroupForm { files, ..GOOD_GROUP });
+    let ncid = open(&zurl(&m, ""));
+    let v = varid(ncid, "tas");
+    assert_eq!(floats(ncid, v, 15), Err(NC_EINVAL));
+    let mut first = [0f32; 3];
+    ok(
+        unsafe { nc_get_vara_float(ncid, v, [0, 0].as_ptr(), [1, 3].as_ptr(), first.as_mut_ptr()) },
+        "first row",
+    );
+    assert_eq!(first, [0.0, 1.0, 2.0]);
+    ok(nc_close(ncid), "close");
+}
+
+/// A CF-1.13 `map` + `unique_values` master of `v(time = 5)` of type `ty`
+/// in three constant fragments (sizes 2, 2, 1): `own` is the variable's
+/// own string length (a char variable), `uv` the table's dimensions after
+/// the fragment one and `put` writes its values.
+fn unique_master(
+    path: &str,
+    cmode: c_int,
+    ty: c_int,
+    own: Option<usize>,
+    uv_len: Option<usize>,
+    put: impl FnOnce(&Def, c_int),
+) {
+    let d = Def::create(path, cmode);
+    d.dim("time", 5);
+    let own: Vec<c_int> = own.iter().map(|&n| d.dim("strlen", n)).collect();
+    let f = d.dim("f", 3);
+    let j = d.dim("j", 1);
+    let v = d.var("v", ty, &own);
+    d.text(v, "aggregated_dimensions", "time");
+    d.text(v, "aggregated_data", "map: fmap unique_values: uv");
+    let mv = d.var("fmap", NC_INT64, &[j, f]);
+    let mut uv_dims = vec![f];
+    uv_dims.extend(uv_len.map(|n| d.dim("uvlen", n)));
+    let uv = d.var("uv", ty, &uv_dims);
+    d.enddef();
+    d.int64s(mv, &[2, 2, 1]);
+    put(&d, uv);
+    d.close();
+}
+
+#[test]
+fn unique_values_of_strings_and_chars() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let s = |x: &str| Some(x.to_string());
+    // NC_STRING, in a Zarr and a netCDF-4 master.
+    let zm = zurl(&dir.join("s.zarr"), "");
+    let nm = dir.join("s.nc").to_str().unwrap().to_string();
+    for (path, cmode) in [(&zm, 0), (&nm, NC_NETCDF4)] {
+        unique_master(path, cmode, NC_STRING, None, None, |d, uv| {
+            d.strings(uv, &["hot", "", "cold"])
+        });
+        let ncid = open(path);
+        let v = varid(ncid, "v");
+        assert_eq!(shape(ncid, v), vec![5]);
+        assert_eq!(
+            get_strings(ncid, v, &[0], &[5]).unwrap(),
+            vec![s("hot"), s("hot"), s(""), s(""), s("cold")],
+            "{path}"
+        );
+        assert_eq!(get_strings(ncid, v, &[1], &[3]).unwrap(), vec![s("hot"), s(""), s("")]);
+        let mut f = [0f32; 5];
+        assert_eq!(unsafe { nc_get_var_float(ncid, v, f.as_mut_ptr()) }, NC_EBADTYPE);
+        ok(nc_close(ncid), "close");
+    }
+    // NC_CHAR, one character per element (no string length of its own).
+    let m = zurl(&dir.join("c.zarr"), "");
+    unique_master(&m, 0, NC_CHAR, None, None, |d, uv| {
+        put_chars(d.ncid, uv, 1, &["a", "b", "c"])
+    });
+    let ncid = open(&m);
+    let v = varid(ncid, "v");
+    assert_eq!(get_text(ncid, v, &[0], &[5]).unwrap(), b"aabbc");
+    assert_eq!(get_text(ncid, v, &[3], &[2]).unwrap(), b"bc");
+    ok(nc_close(ncid), "close");
+    // NC_CHAR with its own string length 4: each constant is a string
+    // (the table's last dimension, 3 here), shorter ones padded with NULs.
+    let m = zurl(&dir.join("cs.zarr"), "");
+    unique_master(&m, 0, NC_CHAR, Some(4), Some(3), |d, uv| {
+        put_chars(d.ncid, uv, 3, &["ab", "xyz", ""])
+    });
+    let ncid = open(&m);
+    let v = varid(ncid, "v");
+    assert_eq!(shape(ncid, v), vec![5, 4]);
+    assert_eq!(
+        get_text(ncid, v, &[0, 0], &[5, 4]).unwrap(),
+        b"ab\0\0ab\0\0xyz\0xyz\0\0\0\0\0"
+    );
+    assert_eq!(get_text(ncid, v, &[1, 1], &[3, 2]).unwrap(), b"b\0yzyz");
+    let mut strided = [b'?'; 10];
+    ok(
+        unsafe {
+            nc_get_vars_text(
+                ncid,
+                v,
+                [0, 0].as_ptr(),
+                [5, 2].as_ptr(),
+                [1, 2].as_ptr(),
+                strided.as_mut_ptr().cast(),
+            )
+        },
+        "vars",
+    );
+    assert_eq!(&strided, b"a\0a\0xzxz\0\0");
+    ok(nc_close(ncid), "close");
+}

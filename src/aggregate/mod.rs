@@ -138,13 +138,32 @@ struct DsTables<'a> {
     grp: usize,
     /// The aggregated type (constant values are converted to it).
     ty: NcType,
+    /// Tables are variables of `grp` itself (S3netCDF4's group), not found
+    /// by CF search.
+    exact: bool,
+    /// A char aggregation whose string length is the variable's own
+    /// dimension: a constant value is a string, the table's last dimension.
+    strings: bool,
 }
 
 impl DsTables<'_> {
+    /// The table variable `name`.
+    fn find(&self, name: &str) -> Option<(usize, usize)> {
+        if self.exact {
+            self.ds.groups[self.grp]
+                .vars
+                .iter()
+                .position(|v| v.name == name)
+                .map(|i| (self.grp, i))
+        } else {
+            find_var(self.ds, self.grp, name)
+        }
+    }
+
     /// A whole table variable as `mem` values, with its shape and the
     /// values that mark a missing entry (its fill value, `missing_value`).
     fn read(&mut self, name: &str, mem: NcType) -> Result<RawTable, String> {
-        let (g, i) = find_var(self.ds, self.grp, name).ok_or_else(|| format!("no table variable {name}"))?;
+        let (g, i) = self.find(name).ok_or_else(|| format!("no table variable {name}"))?;
         let v = &self.ds.groups[g].vars[i];
         if v.external.as_ref().is_some_and(|e| !e.stored_as_is()) || v.ty == NcType::String && mem != NcType::String {
             return Err(format!("table variable {name} has the wrong kind"));
@@ -193,7 +212,7 @@ impl DsTables<'_> {
     /// A string table of constant values as they are stored: a NULL entry,
     /// or one equal to the table's own `_FillValue`, is missing.
     fn string_values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String> {
-        let (g, i) = find_var(self.ds, self.grp, var).ok_or_else(|| format!("no table variable {var}"))?;
+        let (g, i) = self.find(var).ok_or_else(|| format!("no table variable {var}"))?;
         let v = &self.ds.groups[g].vars[i];
         if v.ty != NcType::String {
             return Err(format!("table variable {var} is not a string variable"));
@@ -252,7 +271,7 @@ impl Tables for DsTables<'_> {
     }
 
     fn strings(&mut self, var: &str) -> Result<Table<Option<String>>, String> {
-        let (g, i) = find_var(self.ds, self.grp, var).ok_or_else(|| format!("no table variable {var}"))?;
+        let (g, i) = self.find(var).ok_or_else(|| format!("no table variable {var}"))?;
         let v = &self.ds.groups[g].vars[i];
         match v.ty {
             NcType::Char => {
@@ -290,6 +309,12 @@ impl Tables for DsTables<'_> {
         if ty == NcType::String {
             return self.string_values(var);
         }
+        if ty == NcType::Char && self.strings {
+            let RawTable { mut shape, data, .. } = self.read(var, NcType::Char)?;
+            let width = shape.pop().ok_or_else(|| format!("table {var} has no string length"))?;
+            let data = data.chunks(width.max(1)).map(|s| Some(s.to_vec())).collect();
+            return Ok(Table { shape, data });
+        }
         let RawTable { shape, data, marks } = self.read(var, ty)?;
         let data = data
             .chunks_exact(ty.size())
@@ -299,8 +324,12 @@ impl Tables for DsTables<'_> {
     }
 
     fn text_att(&mut self, var: &str, att: &str) -> Option<String> {
-        let (g, i) = find_var(self.ds, self.grp, var)?;
+        let (g, i) = self.find(var)?;
         self.ds.groups[g].vars[i].att(att).and_then(|a| text_of(&a.value))
+    }
+
+    fn exists(&mut self, var: &str) -> bool {
+        self.find(var).is_some()
     }
 }
 
@@ -311,6 +340,8 @@ struct Plan {
     agg: parse::Aggregation,
     dimids: Vec<usize>,
     tables: Vec<(usize, usize)>,
+    /// The group that holds the partition matrix (S3netCDF4), hidden too.
+    group: Option<usize>,
 }
 
 /// Rewrite an opened master into the aggregation view. `ancestors` are the
@@ -334,12 +365,47 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                 );
             };
             match det {
-                Detected::NotExpanded(e) => {
-                    log(&format!(
-                        "{} aggregations are recognised but not expanded yet",
-                        e.name()
-                    ));
-                    names.insert(format!("{} (not expanded)", e.name()));
+                Detected::CfaGroup { dims, group } => {
+                    let sub = ds.groups[g]
+                        .children
+                        .iter()
+                        .copied()
+                        .find(|&c| ds.groups[c].name == group);
+                    let lens: Vec<Option<usize>> = dims
+                        .iter()
+                        .map(|d| find_dim(ds, g, d).map(|d| ds.dims[d].len))
+                        .collect();
+                    let result = match sub {
+                        _ if !v.is_scalar() => Err("the aggregation variable is not a scalar".to_string()),
+                        None => Err(format!("no group {group} holds its partition matrix")),
+                        Some(sub) => {
+                            let ty = v.ty;
+                            let mut len = |d: &str| dims.iter().position(|x| x == d).and_then(|k| lens[k]);
+                            let mut t = DsTables {
+                                ds,
+                                grp: sub,
+                                ty,
+                                exact: true,
+                                strings: false,
+                            };
+                            parse::describe_cfa_group(&dims, &mut len, &mut t).map(|agg| (agg, sub))
+                        }
+                    };
+                    match result {
+                        Ok((agg, sub)) => {
+                            let dimids = dims.iter().filter_map(|d| find_dim(ds, g, d)).collect();
+                            names.insert(Encoding::S3Netcdf4.name().to_string());
+                            plans.push(Plan {
+                                grp: g,
+                                var: i,
+                                agg,
+                                dimids,
+                                tables: Vec::new(),
+                                group: Some(sub),
+                            });
+                        }
+                        Err(why) => log(&why),
+                    }
                 }
                 Detected::Invalid(why) => log(&why),
                 Detected::Cfa04 { dims, json } => {
@@ -358,6 +424,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                                 agg,
                                 dimids,
                                 tables: Vec::new(),
+                                group: None,
                             });
                         }
                         Err(why) => log(&why),
@@ -378,7 +445,13 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                         ),
                     };
                     let result = strlen.and_then(|strlen| {
-                        let mut t = DsTables { ds, grp: g, ty };
+                        let mut t = DsTables {
+                            ds,
+                            grp: g,
+                            ty,
+                            exact: false,
+                            strings: strlen.is_some(),
+                        };
                         let mut agg = parse::describe(encoding, &dims, &roles, &mut t)?;
                         if let Some(d) = strlen {
                             let len = ds.dims[d].len;
@@ -399,6 +472,7 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
                                 agg,
                                 dimids,
                                 tables,
+                                group: None,
                             });
                         }
                         Err(why) => {
@@ -417,7 +491,9 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
     let mut chain = ancestors.to_vec();
     chain.push(master.uri.clone());
     let mut hidden: HashSet<(usize, usize)> = HashSet::new();
+    let mut hidden_groups: HashSet<usize> = HashSet::new();
     for p in plans {
+        hidden_groups.extend(p.group);
         let shape = p.agg.shape.clone();
         let v = &mut ds.groups[p.grp].vars[p.var];
         let units = v
@@ -454,5 +530,6 @@ pub fn expand(ds: &mut Dataset, master: &MasterAt, ancestors: &[String]) -> NcRe
         );
     }
     ds.hide_vars(&hidden);
+    ds.hide_groups(&hidden_groups);
     Ok(())
 }

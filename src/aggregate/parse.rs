@@ -14,7 +14,9 @@
 //!   missing file with an address meaning a variable of the master itself;
 //! - CFA-0.4 (`cf_role = "cfa_variable"` with `cfa_dimensions` and a JSON
 //!   `cfa_array`, S3netCDF4's and cf-python's form, NCA's with `data`);
-//! - S3netCDF4's group form (`cfa_group`): recognised, not expanded yet.
+//! - S3netCDF4's group form ("CFA-0.5": `cf_role = "cfa_variable"` with
+//!   `cfa_dimensions` and `cfa_group` naming a subgroup that holds the
+//!   partition matrix as variables), read by the same partition code.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -38,7 +40,8 @@ pub enum Encoding {
     Cfa062,
     /// CFA-0.4 / NCA: `cf_role = "cfa_variable"` with `cfa_dimensions` and the JSON `cfa_array`.
     Cfa04,
-    /// S3netCDF4's "CFA-0.5" group form: `cfa_group` (not expanded yet).
+    /// S3netCDF4's "CFA-0.5" group form: `cfa_group` names the subgroup
+    /// holding the partition matrix.
     S3Netcdf4,
 }
 
@@ -53,11 +56,6 @@ impl Encoding {
             Encoding::Cfa04 => "CFA-0.4",
             Encoding::S3Netcdf4 => "S3netCDF4",
         }
-    }
-
-    /// Whether this slice expands it.
-    pub fn expanded(self) -> bool {
-        !matches!(self, Encoding::S3Netcdf4)
     }
 }
 
@@ -94,8 +92,9 @@ pub enum Detected {
     /// CFA-0.4: the aggregated dimension names (`cfa_dimensions`) and
     /// the JSON partition matrix (`cfa_array`).
     Cfa04 { dims: Vec<String>, json: String },
-    /// A recognised encoding this slice does not expand.
-    NotExpanded(Encoding),
+    /// S3netCDF4's group form: the aggregated dimension names
+    /// (`cfa_dimensions`) and the subgroup holding the matrix (`cfa_group`).
+    CfaGroup { dims: Vec<String>, group: String },
     /// Aggregation attributes that make no known encoding (why).
     Invalid(String),
 }
@@ -151,15 +150,20 @@ pub fn parse_terms(text: &str) -> Option<Vec<(String, String)>> {
 pub fn detect(atts: &AggAtts) -> Option<Detected> {
     if atts.aggregated_dimensions.is_none() && atts.aggregated_data.is_none() {
         if atts.cf_role.as_deref().map(str::trim) == Some("cfa_variable") || atts.cfa_array.is_some() {
-            if atts.cfa_group.is_some() {
-                return Some(Detected::NotExpanded(Encoding::S3Netcdf4));
-            }
-            return Some(match (&atts.cfa_dimensions, &atts.cfa_array) {
-                (Some(d), Some(j)) => Detected::Cfa04 {
-                    dims: d.split_whitespace().map(str::to_string).collect(),
+            let dims = |d: &str| -> Vec<String> { d.split_whitespace().map(str::to_string).collect() };
+            return Some(match (&atts.cfa_dimensions, &atts.cfa_array, &atts.cfa_group) {
+                (Some(d), None, Some(g)) => Detected::CfaGroup {
+                    dims: dims(d),
+                    group: g.trim().to_string(),
+                },
+                (Some(d), Some(j), None) => Detected::Cfa04 {
+                    dims: dims(d),
                     json: j.clone(),
                 },
-                _ => Detected::Invalid("a cfa_variable without cfa_dimensions and cfa_array".into()),
+                (Some(_), Some(_), Some(_)) => {
+                    Detected::Invalid("a cfa_variable with both cfa_array and cfa_group".into())
+                }
+                _ => Detected::Invalid("a cfa_variable without cfa_dimensions and cfa_array or cfa_group".into()),
             });
         }
         return None;
@@ -278,6 +282,8 @@ pub trait Tables {
     fn values(&mut self, var: &str) -> Result<Table<Option<Vec<u8>>>, String>;
     /// A text attribute of a table variable.
     fn text_att(&mut self, var: &str, att: &str) -> Option<String>;
+    /// Whether the table variable `var` exists (for optional tables).
+    fn exists(&mut self, var: &str) -> bool;
 }
 
 /// One fragment of the aggregated array.
@@ -367,6 +373,43 @@ pub fn describe(encoding: Encoding, dims: &[String], roles: &Roles, t: &mut dyn 
 /// hold more).
 pub const MAX_CFA_ARRAY: usize = 64 << 20;
 
+/// How the ends of a partition's `location` are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    /// Exclusive (S3netCDF4's group form); a subarray shape must agree.
+    Exclusive,
+    /// What the subarray's shape says; without one, inclusive or not as given.
+    ByShape { inclusive: bool },
+}
+
+/// One partition of a CFA partition matrix (the JSON `cfa_array` or
+/// S3netCDF4's `cfa_<var>` group), as written.
+#[derive(Debug, Clone)]
+struct Partition {
+    /// Its place in the matrix, along pmdimensions (or along every
+    /// aggregated dimension).
+    index: Vec<u64>,
+    /// Per aggregated dimension, `[start, end]`.
+    location: Vec<(u64, u64)>,
+    /// The subarray's shape, when given.
+    shape: Option<Vec<u64>>,
+    ends: Ends,
+    /// None: a variable of the master itself (NCA private data).
+    file: Option<String>,
+    ncvar: String,
+}
+
+/// A CFA partition matrix, as written.
+#[derive(Debug, Clone)]
+struct Matrix {
+    pmshape: Vec<u64>,
+    /// None: every aggregated dimension, when pmshape has one per dimension.
+    pmdims: Option<Vec<String>>,
+    /// Prefix of relative subarray files.
+    base: Option<String>,
+    partitions: Vec<Partition>,
+}
+
 /// A CFA-0.4 `cfa_array` (the JSON partition matrix, S3netCDF4's and
 /// cf-python's form) into the description: `pmshape` and `pmdimensions`
 /// give the fragment grid over the aggregated dimensions (`dims`, from
@@ -386,11 +429,19 @@ pub fn describe_cfa04(
         return Err("cfa_array is too long".into());
     }
     let doc: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("cfa_array is not JSON: {e}"))?;
-    let mut shape = Vec::with_capacity(dims.len());
-    for d in dims {
-        shape.push(dim_len(d).ok_or_else(|| format!("aggregated dimension {d} does not exist"))?);
-    }
-    let n = dims.len();
+    let shape = dim_lengths(dims, dim_len)?;
+    let matrix = cfa04_matrix(&doc)?;
+    describe_matrix(Encoding::Cfa04, dims, shape, matrix)
+}
+
+fn dim_lengths(dims: &[String], dim_len: &mut dyn FnMut(&str) -> Option<usize>) -> Result<Vec<usize>, String> {
+    dims.iter()
+        .map(|d| dim_len(d).ok_or_else(|| format!("aggregated dimension {d} does not exist")))
+        .collect()
+}
+
+/// The partition matrix of a `cfa_array` document.
+fn cfa04_matrix(doc: &serde_json::Value) -> Result<Matrix, String> {
     let ints = |v: Option<&serde_json::Value>, what: &str| -> Result<Vec<u64>, String> {
         v.and_then(|x| x.as_array())
             .ok_or_else(|| format!("{what} is not a list"))?
@@ -398,24 +449,221 @@ pub fn describe_cfa04(
             .map(|x| x.as_u64().ok_or_else(|| format!("{what} holds a non-integer")))
             .collect()
     };
-    // The grid: pmshape along pmdimensions (all dimensions when absent).
     let pmshape = ints(doc.get("pmshape"), "pmshape")?;
-    let pmdims: Vec<String> = match doc.get("pmdimensions").or_else(|| doc.get("pmdims")) {
-        Some(v) => v
-            .as_array()
-            .ok_or("pmdimensions is not a list")?
-            .iter()
-            .map(|x| x.as_str().map(str::to_string).ok_or("pmdimensions holds a non-string"))
-            .collect::<Result<_, _>>()?,
-        None if pmshape.len() == n => dims.to_vec(),
+    let pmdims = match doc.get("pmdimensions").or_else(|| doc.get("pmdims")) {
+        Some(v) => Some(
+            v.as_array()
+                .ok_or("pmdimensions is not a list")?
+                .iter()
+                .map(|x| x.as_str().map(str::to_string).ok_or("pmdimensions holds a non-string"))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+    let parts = doc
+        .get("Partitions")
+        .and_then(|p| p.as_array())
+        .ok_or("no Partitions list")?;
+    if parts.len() > MAX_FRAGMENTS {
+        return Err("too many partitions".into());
+    }
+    let mut partitions = Vec::with_capacity(parts.len());
+    for p in parts {
+        let index = ints(p.get("index"), "a partition's index")?;
+        let sub = p
+            .get("subarray")
+            .or_else(|| p.get("data"))
+            .ok_or("a partition without subarray")?;
+        let shape = match sub.get("shape") {
+            Some(s) => Some(ints(Some(s), "a subarray's shape")?),
+            None => None,
+        };
+        let loc = p
+            .get("location")
+            .and_then(|l| l.as_array())
+            .ok_or("a partition's location is not a list")?;
+        let mut location = Vec::with_capacity(loc.len());
+        for l in loc {
+            let pair = ints(Some(l), "a location")?;
+            let [a, b] = pair[..] else {
+                return Err("a location entry is not [start, end]".into());
+            };
+            location.push((a, b));
+        }
+        partitions.push(Partition {
+            index,
+            location,
+            shape,
+            ends: Ends::ByShape {
+                inclusive: p.get("subarray").is_some(),
+            },
+            file: sub.get("file").and_then(|f| f.as_str()).map(str::to_string),
+            ncvar: sub
+                .get("ncvar")
+                .and_then(|f| f.as_str())
+                .ok_or("a subarray without ncvar")?
+                .to_string(),
+        });
+    }
+    Ok(Matrix {
+        pmshape,
+        pmdims,
+        base: doc.get("base").and_then(|b| b.as_str()).map(str::to_string),
+        partitions,
+    })
+}
+
+/// S3netCDF4's group form ("CFA-0.5"): the partition matrix in the group
+/// `cfa_group` names, read through `t` (which sees that group's variables
+/// only): `ncvar(pm...)` and `file(pm...)` (strings; an empty `ncvar` is a
+/// partition not written, read as fill), `location(pm..., ndimensions,
+/// bounds)` with exclusive ends, optionally `index(pm..., ndimensions)`
+/// (each entry its own place), `shape(pm..., ndimensions)`, `pmshape`,
+/// `pmdimensions` (one string, names joined by commas, which must be the
+/// aggregated dimensions in order) and `base`. `dim_len` gives each
+/// aggregated dimension's length (seen from the aggregation variable).
+pub fn describe_cfa_group(
+    dims: &[String],
+    dim_len: &mut dyn FnMut(&str) -> Option<usize>,
+    t: &mut dyn Tables,
+) -> Result<Aggregation, String> {
+    let shape = dim_lengths(dims, dim_len)?;
+    let n = dims.len();
+    let ncvar = t.strings("ncvar")?;
+    let grid = ncvar.shape.clone();
+    if grid.len() != n {
+        return Err(format!("ncvar has {} dimensions, the variable {n}", grid.len()));
+    }
+    let total = grid
+        .iter()
+        .try_fold(1usize, |a, &k| a.checked_mul(k))
+        .filter(|&t| t <= MAX_FRAGMENTS)
+        .ok_or("too many fragments")?;
+    if t.exists("pmdimensions") {
+        let pm = t.strings("pmdimensions")?;
+        let names: Vec<String> = pm
+            .data
+            .first()
+            .cloned()
+            .flatten()
+            .unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if pm.data.len() != 1 || names != dims {
+            return Err(format!(
+                "pmdimensions {names:?} are not the aggregated dimensions {dims:?}"
+            ));
+        }
+    }
+    if t.exists("pmshape") {
+        let pm = t.ints("pmshape")?;
+        let want: Vec<Option<i64>> = grid.iter().map(|&k| i64::try_from(k).ok()).collect();
+        if pm.data != want {
+            return Err(format!(
+                "pmshape {:?} differs from the matrix's shape {grid:?}",
+                pm.data
+            ));
+        }
+    }
+    let mut trailing = grid.clone();
+    trailing.push(n);
+    // A table of `per` values for each partition, or None when absent.
+    let rows = |t: &mut dyn Tables, name: &str, tail: &[usize]| -> Result<Option<Vec<Option<i64>>>, String> {
+        if !t.exists(name) {
+            return Ok(None);
+        }
+        let tab = t.ints(name)?;
+        let mut want = grid.clone();
+        want.extend_from_slice(tail);
+        if tab.shape != want {
+            return Err(format!("{name} has shape {:?}, not {want:?}", tab.shape));
+        }
+        Ok(Some(tab.data))
+    };
+    let location = rows(t, "location", &[n, 2])?.ok_or("no location variable")?;
+    let index = rows(t, "index", &[n])?;
+    let sub_shape = rows(t, "shape", &[n])?;
+    let file = t.strings("file")?;
+    if file.shape != grid {
+        return Err(format!("file has shape {:?}, not {grid:?}", file.shape));
+    }
+    let base = if t.exists("base") {
+        t.strings("base")?.data.into_iter().next().flatten()
+    } else {
+        None
+    };
+    let unsigned = |v: &[Option<i64>], what: &str| -> Result<Vec<u64>, String> {
+        v.iter()
+            .map(|x| {
+                x.and_then(|x| u64::try_from(x).ok())
+                    .ok_or_else(|| format!("{what} holds a missing or negative value"))
+            })
+            .collect()
+    };
+    let mut partitions = Vec::new();
+    let mut pos = vec![0u64; n];
+    for p in 0..total {
+        // pos: the partition's place, row-major over the grid.
+        let mut rest = p;
+        for d in (0..n).rev() {
+            pos[d] = (rest % grid[d]) as u64;
+            rest /= grid[d];
+        }
+        let Some(var) = ncvar.data[p].clone() else {
+            continue;
+        };
+        if let Some(ix) = &index {
+            let row = &ix[p * n..(p + 1) * n];
+            if row.iter().all(Option::is_some) {
+                let got = unsigned(row, "index")?;
+                if got != pos {
+                    return Err(format!("partition index {got:?} stored at {pos:?}, outside its place"));
+                }
+            }
+        }
+        let loc = unsigned(&location[p * 2 * n..(p + 1) * 2 * n], "location")?;
+        partitions.push(Partition {
+            index: pos.clone(),
+            location: loc.chunks_exact(2).map(|c| (c[0], c[1])).collect(),
+            shape: match &sub_shape {
+                Some(s) if s[p * n..(p + 1) * n].iter().all(Option::is_some) => {
+                    Some(unsigned(&s[p * n..(p + 1) * n], "shape")?)
+                }
+                _ => None,
+            },
+            ends: Ends::Exclusive,
+            file: Some(file.data[p].clone().ok_or("a written partition without a file")?),
+            ncvar: var,
+        });
+    }
+    let matrix = Matrix {
+        pmshape: grid.iter().map(|&k| k as u64).collect(),
+        pmdims: None,
+        base,
+        partitions,
+    };
+    describe_matrix(Encoding::S3Netcdf4, dims, shape, matrix)
+}
+
+/// A partition matrix into the description: the grid, each partition
+/// placed and checked against its neighbours, the sizes along each
+/// dimension from the partitions' boundaries.
+fn describe_matrix(encoding: Encoding, dims: &[String], shape: Vec<usize>, m: Matrix) -> Result<Aggregation, String> {
+    let n = dims.len();
+    // The grid: pmshape along pmdimensions (all dimensions when absent).
+    let pmdims = match m.pmdims {
+        Some(p) => p,
+        None if m.pmshape.len() == n => dims.to_vec(),
         None => return Err("no pmdimensions".into()),
     };
-    if pmdims.len() != pmshape.len() {
+    if pmdims.len() != m.pmshape.len() {
         return Err("pmshape and pmdimensions differ in length".into());
     }
     let mut grid = vec![1usize; n];
     let mut pm_axis = Vec::with_capacity(pmdims.len());
-    for (name, &k) in pmdims.iter().zip(&pmshape) {
+    for (name, &k) in pmdims.iter().zip(&m.pmshape) {
         let d = dims
             .iter()
             .position(|x| x == name)
@@ -444,26 +692,25 @@ pub fn describe_cfa04(
             *last = Some(shape[d]);
         }
     }
-    let parts = doc
-        .get("Partitions")
-        .and_then(|p| p.as_array())
-        .ok_or("no Partitions list")?;
-    if parts.len() > total {
-        return Err(format!("{} partitions for a grid of {total}", parts.len()));
+    if m.partitions.len() > total {
+        return Err(format!("{} partitions for a grid of {total}", m.partitions.len()));
     }
     let mut fragments = vec![Fragment::Missing; total];
     let mut seen = vec![false; total];
-    for p in parts {
-        let index = ints(p.get("index"), "a partition's index")?;
-        // The index along the partitioned dimensions only (NCA), or along all.
-        let idx: Vec<usize> = if index.len() == n {
-            index.iter().map(|&i| i as usize).collect()
-        } else if index.len() == pm_axis.len() {
+    for p in m.partitions {
+        let index = &p.index;
+        // The index along the partitioned dimensions (NCA), or along all.
+        let idx: Vec<usize> = if index.len() == pm_axis.len() {
             let mut full = vec![0usize; n];
-            for (&d, &i) in pm_axis.iter().zip(&index) {
-                full[d] = i as usize;
+            for (&d, &i) in pm_axis.iter().zip(index) {
+                full[d] = usize::try_from(i).unwrap_or(usize::MAX);
             }
             full
+        } else if index.len() == n {
+            index
+                .iter()
+                .map(|&i| usize::try_from(i).unwrap_or(usize::MAX))
+                .collect()
         } else {
             return Err("a partition's index has the wrong length".into());
         };
@@ -474,58 +721,10 @@ pub fn describe_cfa04(
         if std::mem::replace(&mut seen[lin], true) {
             return Err(format!("partition index {index:?} appears twice"));
         }
-        let sub = p
-            .get("subarray")
-            .or_else(|| p.get("data"))
-            .ok_or("a partition without subarray")?;
-        let inclusive_default = p.get("subarray").is_some();
-        let sub_shape = match sub.get("shape") {
-            Some(s) => Some(ints(Some(s), "a subarray's shape")?),
-            None => None,
-        };
-        let loc = p
-            .get("location")
-            .and_then(|l| l.as_array())
-            .filter(|l| l.len() == n)
-            .ok_or("a partition's location has the wrong length")?;
-        let mut ranges = Vec::with_capacity(n);
-        for l in loc {
-            let pair = ints(Some(l), "a location")?;
-            let [a, b] = pair[..] else {
-                return Err("a location entry is not [start, end]".into());
-            };
-            ranges.push((a, b));
+        if p.location.len() != n {
+            return Err("a partition's location has the wrong length".into());
         }
-        // Inclusive or exclusive ends: what the subarray's shape says
-        // (compared without its size-1 dimensions, which may be omitted).
-        let sizes_if = |incl: bool| -> Option<Vec<u64>> {
-            ranges
-                .iter()
-                .map(|&(a, b)| {
-                    if incl {
-                        b.checked_sub(a)?.checked_add(1)
-                    } else {
-                        b.checked_sub(a)
-                    }
-                })
-                .collect()
-        };
-        let squeeze = |v: &[u64]| -> Vec<u64> { v.iter().copied().filter(|&x| x != 1).collect() };
-        let inclusive = match &sub_shape {
-            Some(s) if sizes_if(false).is_some_and(|v| squeeze(&v) == squeeze(s)) => false,
-            Some(s) if sizes_if(true).is_some_and(|v| squeeze(&v) == squeeze(s)) => true,
-            Some(_) => return Err(format!("partition {index:?}: location and subarray shape differ")),
-            None => inclusive_default,
-        };
-        for (d, &(a, b)) in ranges.iter().enumerate() {
-            let end = if inclusive { b.checked_add(1) } else { Some(b) }.ok_or("a location is too large")?;
-            let (a, end) = (
-                usize::try_from(a).map_err(|_| "a location is too large")?,
-                usize::try_from(end).map_err(|_| "a location is too large")?,
-            );
-            if end < a {
-                return Err(format!("partition {index:?}: location ends before it starts"));
-            }
+        for (d, (a, end)) in location_ranges(&p)?.into_iter().enumerate() {
             for (slot, v) in [(idx[d], a), (idx[d] + 1, end)] {
                 match bounds[d][slot] {
                     Some(x) if x != v => {
@@ -538,28 +737,17 @@ pub fn describe_cfa04(
                 }
             }
         }
-        let file = sub.get("file").and_then(|f| f.as_str()).map(str::to_string);
-        let ncvar = sub
-            .get("ncvar")
-            .and_then(|f| f.as_str())
-            .ok_or("a subarray without ncvar")?
-            .to_string();
-        if let Some(base) = doc.get("base").and_then(|b| b.as_str())
-            && let Some(f) = &file
-            && !f.starts_with('/')
-            && !f.contains("://")
-        {
-            fragments[lin] = Fragment::Dataset {
-                uri: Some(format!("{}/{f}", base.trim_end_matches('/'))),
-                identifier: ncvar,
-            };
-        } else {
+        let uri = match (&m.base, p.file) {
+            (Some(base), Some(f)) if !f.starts_with('/') && !f.contains("://") => {
+                Some(format!("{}/{f}", base.trim_end_matches('/')))
+            }
             // No file: a variable of the master itself (NCA private data).
-            fragments[lin] = Fragment::Dataset {
-                uri: file,
-                identifier: ncvar,
-            };
-        }
+            (_, f) => f,
+        };
+        fragments[lin] = Fragment::Dataset {
+            uri,
+            identifier: p.ncvar,
+        };
     }
     let mut sizes = Vec::with_capacity(n);
     for (d, b) in bounds.iter().enumerate() {
@@ -574,13 +762,54 @@ pub fn describe_cfa04(
         sizes.push(row);
     }
     Ok(Aggregation {
-        encoding: Encoding::Cfa04,
+        encoding,
         dims: dims.to_vec(),
         shape,
         sizes,
         fragments,
         padded_last: false,
     })
+}
+
+/// A partition's `[start, end)` per dimension: its ends read inclusive or
+/// exclusive as its subarray's shape says (compared without size-1
+/// dimensions, which may be omitted), else as its form says.
+fn location_ranges(p: &Partition) -> Result<Vec<(usize, usize)>, String> {
+    let index = &p.index;
+    let sizes_if = |incl: bool| -> Option<Vec<u64>> {
+        p.location
+            .iter()
+            .map(|&(a, b)| {
+                if incl {
+                    b.checked_sub(a)?.checked_add(1)
+                } else {
+                    b.checked_sub(a)
+                }
+            })
+            .collect()
+    };
+    let squeeze = |v: &[u64]| -> Vec<u64> { v.iter().copied().filter(|&x| x != 1).collect() };
+    let matches = |incl: bool, s: &[u64]| sizes_if(incl).is_some_and(|v| squeeze(&v) == squeeze(s));
+    let inclusive = match (&p.shape, p.ends) {
+        (Some(s), _) if matches(false, s) => false,
+        (Some(s), Ends::ByShape { .. }) if matches(true, s) => true,
+        (Some(_), _) => return Err(format!("partition {index:?}: location and subarray shape differ")),
+        (None, Ends::ByShape { inclusive }) => inclusive,
+        (None, Ends::Exclusive) => false,
+    };
+    let mut out = Vec::with_capacity(p.location.len());
+    for &(a, b) in &p.location {
+        let end = if inclusive { b.checked_add(1) } else { Some(b) }.ok_or("a location is too large")?;
+        let (a, end) = (
+            usize::try_from(a).map_err(|_| "a location is too large")?,
+            usize::try_from(end).map_err(|_| "a location is too large")?,
+        );
+        if end < a {
+            return Err(format!("partition {index:?}: location ends before it starts"));
+        }
+        out.push((a, end));
+    }
+    Ok(out)
 }
 
 /// The fragment sizes along each dimension from a sizes table (row d:
@@ -742,6 +971,9 @@ mod tests {
         }
         fn text_att(&mut self, var: &str, att: &str) -> Option<String> {
             self.atts.get(&(var.to_string(), att.to_string())).cloned()
+        }
+        fn exists(&mut self, var: &str) -> bool {
+            self.ints.contains_key(var) || self.strings.contains_key(var) || self.values.contains_key(var)
         }
     }
 
@@ -1114,19 +1346,178 @@ mod tests {
     }
 
     #[test]
-    fn cfa_0_4_and_s3netcdf4_are_recognised_not_expanded() {
-        let a = AggAtts {
+    fn cfa_0_4_and_the_group_form_are_told_apart() {
+        let base = AggAtts {
             cf_role: Some("cfa_variable".into()),
-            cfa_array: Some("{}".into()),
+            cfa_dimensions: Some("time lat".into()),
             ..AggAtts::default()
+        };
+        let a = AggAtts {
+            cfa_dimensions: None,
+            cfa_array: Some("{}".into()),
+            ..base.clone()
         };
         assert!(matches!(detect(&a), Some(Detected::Invalid(_))));
         let a = AggAtts {
-            cf_role: Some("cfa_variable".into()),
-            cfa_group: Some("cfa_tas".into()),
-            ..AggAtts::default()
+            cfa_group: Some(" cfa_tas ".into()),
+            ..base.clone()
         };
-        assert_eq!(detect(&a), Some(Detected::NotExpanded(Encoding::S3Netcdf4)));
-        assert!(!Encoding::S3Netcdf4.expanded() && Encoding::Cfa04.expanded());
+        assert_eq!(
+            detect(&a),
+            Some(Detected::CfaGroup {
+                dims: vec!["time".into(), "lat".into()],
+                group: "cfa_tas".into()
+            })
+        );
+        let a = AggAtts {
+            cfa_group: Some("cfa_tas".into()),
+            cfa_array: Some("{}".into()),
+            ..base.clone()
+        };
+        assert!(matches!(detect(&a), Some(Detected::Invalid(_))));
+        let a = AggAtts {
+            cfa_dimensions: None,
+            cfa_group: Some("cfa_tas".into()),
+            ..base
+        };
+        assert!(matches!(detect(&a), Some(Detected::Invalid(_))));
+    }
+
+    /// S3netCDF4's group form of a 5 x 3 `tas`: three partitions along
+    /// time (sizes 2, 2, 1), the middle one not written.
+    fn group_tables() -> Mem {
+        let mut m = Mem::default();
+        let none = [None, None];
+        m.strings.insert("ncvar".into(), strs(&[3, 1], &["tas", "", "tas"]));
+        m.strings
+            .insert("file".into(), strs(&[3, 1], &["a.nc", "", "s3://b/c.zarr"]));
+        m.strings
+            .insert("format".into(), strs(&[3, 1], &["NETCDF4", "", "NETCDF4"]));
+        m.strings.insert("pmdimensions".into(), strs(&[], &["time, lat"]));
+        m.ints.insert("pmshape".into(), ints(&[2], &[Some(3), Some(1)]));
+        let mut loc = vec![Some(0), Some(2), Some(0), Some(3)];
+        loc.extend([None; 4]);
+        loc.extend([Some(4), Some(5), Some(0), Some(3)]);
+        m.ints.insert("location".into(), ints(&[3, 1, 2, 2], &loc));
+        let rows = |a: [Option<i64>; 2], b: [Option<i64>; 2]| [a, none, b].concat();
+        m.ints.insert(
+            "index".into(),
+            ints(&[3, 1, 2], &rows([Some(0), Some(0)], [Some(2), Some(0)])),
+        );
+        m.ints.insert(
+            "shape".into(),
+            ints(&[3, 1, 2], &rows([Some(2), Some(3)], [Some(1), Some(3)])),
+        );
+        m
+    }
+
+    fn cfa_group(m: &mut Mem) -> Result<Aggregation, String> {
+        let dims = vec!["time".to_string(), "lat".to_string()];
+        let mut len = |d: &str| match d {
+            "time" => Some(5),
+            "lat" => Some(3),
+            _ => None,
+        };
+        describe_cfa_group(&dims, &mut len, m)
+    }
+
+    #[test]
+    fn the_group_form_reads_as_cfa_0_4() {
+        let a = cfa_group(&mut group_tables()).unwrap();
+        assert_eq!(a.encoding, Encoding::S3Netcdf4);
+        assert_eq!(a.sizes, vec![vec![2, 2, 1], vec![3]]);
+        assert_eq!(
+            a.fragments,
+            vec![ds("a.nc", "tas"), Fragment::Missing, ds("s3://b/c.zarr", "tas")]
+        );
+        // The optional tables may be absent; a base prefixes relative files.
+        let mut m = group_tables();
+        for t in ["index", "shape", "pmshape"] {
+            m.ints.remove(t);
+        }
+        m.strings.remove("pmdimensions");
+        m.strings.insert("base".into(), strs(&[], &["/d/"]));
+        let a = cfa_group(&mut m).unwrap();
+        assert_eq!(
+            a.fragments,
+            vec![ds("/d/a.nc", "tas"), Fragment::Missing, ds("s3://b/c.zarr", "tas")]
+        );
+    }
+
+    #[test]
+    fn hostile_group_forms_are_refused() {
+        fn set(m: &mut Mem, name: &str, at: usize, v: Option<i64>) {
+            m.ints.get_mut(name).unwrap().data[at] = v;
+        }
+        type Edit = Box<dyn Fn(&mut Mem)>;
+        let cases: Vec<(Edit, &str)> = vec![
+            // The last partition ends past the dimension: they do not tile.
+            (
+                Box::new(|m| {
+                    set(m, "location", 8, Some(5));
+                    set(m, "location", 9, Some(6));
+                }),
+                "disagrees",
+            ),
+            // Two written partitions that overlap.
+            (
+                Box::new(|m| {
+                    m.strings.insert("ncvar".into(), strs(&[3, 1], &["tas", "tas", "tas"]));
+                    m.strings
+                        .insert("file".into(), strs(&[3, 1], &["a.nc", "m.nc", "c.nc"]));
+                    for (k, v) in [1, 4, 0, 3].into_iter().enumerate() {
+                        set(m, "location", 4 + k, Some(v));
+                    }
+                }),
+                "disagrees",
+            ),
+            // An index that is not the partition's place, one out of range.
+            (Box::new(|m| set(m, "index", 4, Some(1))), "outside"),
+            (Box::new(|m| set(m, "index", 4, Some(7))), "outside"),
+            (Box::new(|m| set(m, "location", 0, Some(-1))), "negative"),
+            (Box::new(|m| set(m, "location", 2, None)), "missing"),
+            (
+                Box::new(|m| {
+                    set(m, "location", 9, Some(i64::MAX));
+                    set(m, "shape", 4, Some(i64::MAX - 4));
+                }),
+                "disagrees",
+            ),
+            (Box::new(|m| set(m, "pmshape", 0, Some(4))), "pmshape"),
+            // A subarray shape that is not the location's.
+            (Box::new(|m| set(m, "shape", 0, Some(3))), "differ"),
+            (
+                Box::new(|m| {
+                    m.strings.insert("file".into(), strs(&[3, 1], &["a.nc", "", ""]));
+                }),
+                "without a file",
+            ),
+            (
+                Box::new(|m| {
+                    m.strings.insert("pmdimensions".into(), strs(&[], &["lat, time"]));
+                }),
+                "pmdimensions",
+            ),
+        ];
+        for (k, (edit, why)) in cases.into_iter().enumerate() {
+            let mut m = group_tables();
+            edit(&mut m);
+            let e = cfa_group(&mut m).unwrap_err();
+            assert!(e.contains(why), "case {k}: {e}");
+        }
+        // Tables of the wrong shape, or missing.
+        let mut m = group_tables();
+        m.ints.insert("location".into(), ints(&[3, 1, 2], &[Some(0); 6]));
+        assert!(cfa_group(&mut m).unwrap_err().contains("shape"));
+        let mut m = group_tables();
+        m.ints.remove("location");
+        assert!(cfa_group(&mut m).unwrap_err().contains("no location"));
+        let mut m = group_tables();
+        m.strings.insert("ncvar".into(), strs(&[3], &["tas", "", "tas"]));
+        assert!(cfa_group(&mut m).unwrap_err().contains("dimensions"));
+        // Two missing partitions in a row leave their boundary unknown.
+        let mut m = group_tables();
+        m.strings.insert("ncvar".into(), strs(&[3, 1], &["tas", "", ""]));
+        assert!(cfa_group(&mut m).unwrap_err().contains("without sizes"));
     }
 }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::fragment::{Base, FragVar, Handle, check_confined, resolve};
@@ -289,6 +290,7 @@ impl AggSource {
         };
         let (uri, identifier) = match &self.agg.fragments[b.frag] {
             Fragment::Missing => return Ok(repeat(&self.fill)),
+            Fragment::Constant(v) if self.agg.padded_last => return Ok(self.constant_strings(v, b, stride)),
             Fragment::Constant(v) => return Ok(repeat(v)),
             f @ Fragment::Dataset { uri, identifier } => {
                 if self.confined
@@ -337,7 +339,7 @@ impl AggSource {
             return Ok(Values::Strings(h.read_strings(at, &start, &count, &stride)?));
         }
         let raw = h.read(at, &fv, &start, &count, &stride)?;
-        let vals = self.canonical(&fv, affine, &raw, count.iter().product(), range)?;
+        let vals = self.canonical(&fv, affine, raw, count.iter().product(), range)?;
         Ok(Values::Bytes(match widen {
             Some((have, want)) if have != want => {
                 let rows = count[..count.len() - 1].iter().product();
@@ -345,6 +347,24 @@ impl AggSource {
             }
             _ => vals,
         }))
+    }
+
+    /// A block of a constant fragment of a char aggregation whose string
+    /// length is its own: every string is `v` (shorter ones padded with the
+    /// fill value), the block's part of it taken from each.
+    fn constant_strings(&self, v: &[u8], b: &Block, stride: &[usize]) -> Values {
+        let Some((&want, rows)) = b.count.split_last() else {
+            return Values::Bytes(Vec::new());
+        };
+        let (first, step) = (
+            b.local.last().copied().unwrap_or(0),
+            stride.last().copied().unwrap_or(1).max(1),
+        );
+        let pad = self.fill.first().copied().unwrap_or(0);
+        let row: Vec<u8> = (0..want)
+            .map(|k| v.get(first + k * step).copied().unwrap_or(pad))
+            .collect();
+        Values::Bytes(row.repeat(rows.iter().product()))
     }
 
     /// Errors for a fragment that cannot be brought to canonical form;
@@ -434,13 +454,32 @@ impl AggSource {
         &self,
         fv: &FragVar,
         affine: Option<Affine>,
-        raw: &[u8],
+        mut raw: Vec<u8>,
         n: usize,
         range: &mut bool,
     ) -> NcResult<Vec<u8>> {
         if self.ty == NcType::Char {
-            return Ok(raw.to_vec());
+            return Ok(raw);
         }
+        if fv.ty == self.ty && !fv.packed() && affine.is_none() {
+            // The fragment's values are already the aggregation's: only its
+            // missing values that are not the aggregation's fill value change.
+            let marks: Vec<&[u8]> = fv
+                .missing
+                .iter()
+                .map(Vec::as_slice)
+                .filter(|m| *m != self.fill.as_slice())
+                .collect();
+            if !marks.is_empty() {
+                for x in raw.chunks_exact_mut(self.ty.size()) {
+                    if marks.contains(&&*x) {
+                        x.copy_from_slice(&self.fill);
+                    }
+                }
+            }
+            return Ok(raw);
+        }
+        let raw = &raw[..];
         let (fs, es) = (fv.ty.size(), self.ty.size());
         // Missing values are found first and converted as zeros (so they
         // raise no NC_ERANGE), then written as the fill value.
@@ -498,14 +537,15 @@ impl AggSource {
 
 impl AggSource {
     /// Read the blocks of a selection, those of one dataset in one job,
-    /// each placed into `out` by `put` (the block, its values, whether some
-    /// value was out of range for the aggregated type).
+    /// each placed by `put` (the block, its values) in the job as soon as it
+    /// is read, so that no more than the blocks in flight are held; Ok(true)
+    /// when some value was out of range for the aggregated type.
     fn gather(
         &self,
         start: &[usize],
         count: &[usize],
         stride: &[usize],
-        mut put: impl FnMut(&Block, Values) -> NcResult<()>,
+        put: impl Fn(&Block, Values) -> NcResult<()> + Sync,
     ) -> NcResult<bool> {
         let blocks = blocks(&self.agg.sizes, start, count, stride);
         // The blocks of one dataset go to one job (its handle is used by one
@@ -520,19 +560,15 @@ impl AggSource {
         let jobs: Vec<Vec<usize>> = jobs.into_values().collect();
         let results = pool::run_jobs(jobs, |list| {
             let mut range = false;
-            let r: NcResult<Vec<(usize, Values)>> = list
-                .into_iter()
-                .map(|i| self.read_block(&blocks[i], stride, &mut range).map(|v| (i, v)))
-                .collect();
-            r.map(|v| (v, range))
+            for i in list {
+                let vals = self.read_block(&blocks[i], stride, &mut range)?;
+                put(&blocks[i], vals)?;
+            }
+            Ok::<bool, NcError>(range)
         });
         let mut out_of_range = false;
         for r in results {
-            let (done, range) = r?;
-            out_of_range |= range;
-            for (i, vals) in done {
-                put(&blocks[i], vals)?;
-            }
+            out_of_range |= r?;
         }
         Ok(out_of_range)
     }
@@ -559,22 +595,30 @@ impl ExternalData for AggSource {
         }
         let (start, count, stride) = self.selection(start, count, stride);
         let ms = mem.size();
-        let mut conv_range = false;
+        let conv_range = AtomicBool::new(false);
+        let out = Mutex::new(out);
         let range = self.gather(start, count, stride, |b, vals| {
             let Values::Bytes(vals) = vals else {
                 return Err(NcError::Internal);
             };
-            let n: usize = b.count.iter().product();
-            let mut conv = vec![0u8; n * ms];
-            match convert(self.ty, &vals, mem, &mut conv) {
-                Ok(()) => {}
-                Err(NcError::Range) => conv_range = true,
-                Err(e) => return Err(e),
-            }
-            place(out, count, &b.at, &conv, &b.count, ms);
+            let conv = if mem == self.ty {
+                // Already in the caller's type: placed as read.
+                vals
+            } else {
+                let n: usize = b.count.iter().product();
+                let mut conv = vec![0u8; n * ms];
+                match convert(self.ty, &vals, mem, &mut conv) {
+                    Ok(()) => {}
+                    Err(NcError::Range) => conv_range.store(true, Ordering::Relaxed),
+                    Err(e) => return Err(e),
+                }
+                conv
+            };
+            let mut out = out.lock().map_err(|_| NcError::Internal)?;
+            place(&mut out, count, &b.at, &conv, &b.count, ms);
             Ok(())
         })?;
-        if range || conv_range {
+        if range || conv_range.load(Ordering::Relaxed) {
             Err(NcError::Range)
         } else {
             Ok(())
@@ -592,11 +636,13 @@ impl ExternalData for AggSource {
             return Err(NcError::BadType);
         }
         let (start, count, stride) = self.selection(start, count, stride);
+        let out = Mutex::new(out);
         self.gather(start, count, stride, |b, vals| {
             let Values::Strings(vals) = vals else {
                 return Err(NcError::Internal);
             };
-            place(out, count, &b.at, &vals, &b.count, 1);
+            let mut out = out.lock().map_err(|_| NcError::Internal)?;
+            place(&mut out, count, &b.at, &vals, &b.count, 1);
             Ok(())
         })?;
         Ok(())

@@ -80,8 +80,8 @@ pub fn adopt(path: &str, ext: i32) -> NcResult<Adopted> {
 }
 
 /// Whether some variable has the attributes of an aggregation that
-/// `aggregate::expand` expands (term-based, or CFA-0.4: then `cf_role` is
-/// a third inquiry). Errors read as no.
+/// `aggregate::expand` expands (term-based, or CFA-0.4 and S3netCDF4's
+/// group form: then `cf_role` is a third inquiry). Errors read as no.
 fn has_aggregation(f: &SysFile) -> bool {
     let mut stack = vec![f.root()];
     while let Some(g) = stack.pop() {
@@ -118,7 +118,7 @@ fn has_aggregation(f: &SysFile) -> bool {
             };
             if matches!(
                 parse::detect(&atts),
-                Some(Detected::Terms { .. } | Detected::Cfa04 { .. })
+                Some(Detected::Terms { .. } | Detected::Cfa04 { .. } | Detected::CfaGroup { .. })
             ) {
                 return true;
             }

@@ -775,6 +775,12 @@ impl Dataset {
         let drop: Vec<bool> = (0..self.dims.len())
             .map(|d| used_by_gone[d] && !used_by_kept[d])
             .collect();
+        self.drop_dims(&drop);
+    }
+
+    /// Remove the dimensions marked in `drop` (used by no variable),
+    /// renumbering the others so ids stay dense.
+    fn drop_dims(&mut self, drop: &[bool]) {
         if !drop.iter().any(|&x| x) {
             return;
         }
@@ -800,6 +806,68 @@ impl Dataset {
                     *x = new_id[*x];
                 }
             }
+        }
+    }
+
+    /// Remove the groups `gone` from this view with their subgroups, their
+    /// variables and the dimensions defined in them, renumbering the other
+    /// groups. For views rewritten at open (the tables of S3netCDF4's
+    /// group-form aggregations), before any handle names a group. A group
+    /// defining a dimension that a variable outside it uses is kept.
+    pub fn hide_groups(&mut self, gone: &std::collections::HashSet<usize>) {
+        let n = self.groups.len();
+        let mut hidden = vec![false; n];
+        for &top in gone.iter().filter(|&&g| g != 0 && g < n) {
+            let inside: Vec<bool> = (0..n).map(|g| self.is_ancestor(top, g)).collect();
+            let used_outside = self.groups.iter().enumerate().any(|(g, grp)| {
+                !inside[g]
+                    && grp
+                        .vars
+                        .iter()
+                        .flat_map(|v| &v.dimids)
+                        .any(|&d| self.dims.get(d).is_some_and(|x| inside[x.group]))
+            });
+            if !used_outside {
+                for (h, i) in hidden.iter_mut().zip(&inside) {
+                    *h |= *i;
+                }
+            }
+        }
+        if !hidden.contains(&true) {
+            return;
+        }
+        let vars: std::collections::HashSet<(usize, usize)> = (0..n)
+            .filter(|&g| hidden[g])
+            .flat_map(|g| (0..self.groups[g].vars.len()).map(move |i| (g, i)))
+            .collect();
+        self.hide_vars(&vars);
+        let drop: Vec<bool> = self.dims.iter().map(|d| hidden[d.group]).collect();
+        self.drop_dims(&drop);
+        let mut new_id = vec![usize::MAX; n];
+        let mut next = 0;
+        for g in 0..n {
+            if !hidden[g] {
+                new_id[g] = next;
+                next += 1;
+            }
+        }
+        let mut g = 0;
+        self.groups.retain(|_| {
+            let keep = !hidden[g];
+            g += 1;
+            keep
+        });
+        for grp in &mut self.groups {
+            grp.parent = grp.parent.map(|p| new_id[p]);
+            grp.children = grp
+                .children
+                .iter()
+                .filter(|&&c| !hidden[c])
+                .map(|&c| new_id[c])
+                .collect();
+        }
+        for d in &mut self.dims {
+            d.group = new_id[d.group];
         }
     }
 
