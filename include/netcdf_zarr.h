@@ -66,7 +66,8 @@ EXTERNL int nc_inq_var_zarr_shards(int ncid, int varid, int *shardedp, size_t *s
  * so what is not written reads as fill. Along an unlimited dimension the
  * fragment extent is fixed (given, or the records that fill
  * max_fragment_bytes) and a write past the last record creates the new
- * fragments; the master's tables follow at nc_sync and nc_close.
+ * fragments; the master's tables follow at nc_sync and nc_close. nc_abort
+ * of a dataset created by nc_create removes the fragments it created.
  * Only in define mode, before the
  * variable is first stored; not for scalars or non-numeric types.
  * Programs that can only set attributes use the variable attributes

@@ -618,3 +618,73 @@ fn the_splitting_algorithm_fills_fragments_along_the_record_dimension() {
     assert_eq!(back, vals);
     ok(nc_close(ncid), "close");
 }
+
+#[test]
+fn abort_removes_the_fragments_of_a_created_master_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Created, written, synced, appended to, aborted: the master, every
+    // fragment and the directory made for them are gone; a directory the
+    // template names that existed before stays, with what it held.
+    let path = tmp.path().join("a.zarr");
+    let kept = tmp.path().join("shared");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(kept.join("note.txt"), b"x").unwrap();
+    let (d, tas, _, _) = define_growing_master(&zurl(&path, ""));
+    let tmpl = c("shared/{index}.zarr");
+    ok(
+        unsafe { nc_def_var_aggregation(d.ncid, tas, [3usize, 2].as_ptr(), 0, tmpl.as_ptr()) },
+        "template",
+    );
+    d.enddef();
+    let rows: Vec<f32> = (0..20).map(|x| x as f32).collect();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    ok(nc_sync(d.ncid), "sync");
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [4usize, 0].as_ptr(), [3usize, 5].as_ptr(), rows.as_ptr()) },
+        "append",
+    );
+    assert!(kept.join("2_2.zarr").is_dir());
+    ok(nc_abort(d.ncid), "abort");
+    assert!(!path.exists());
+    let mut left: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, vec!["note.txt"]);
+
+    // The default template's directory is made by the library: removed.
+    let path = tmp.path().join("b.zarr");
+    let (d, tas, _, _) = define_growing_master(&zurl(&path, ""));
+    d.enddef();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    assert!(tmp.path().join("b.zarr_tas/1_2.zarr").is_dir());
+    ok(nc_abort(d.ncid), "abort");
+    assert!(!path.exists());
+    assert!(!tmp.path().join("b.zarr_tas").exists());
+
+    // Opened, not created: nc_abort keeps the master and its fragments.
+    let path = tmp.path().join("c.zarr");
+    let url = zurl(&path, "");
+    let (d, tas, _, _) = define_growing_master(&url);
+    d.enddef();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    d.close();
+    let mut w = 0;
+    ok(unsafe { nc_open(c(&url).as_ptr(), NC_WRITE, &mut w) }, "open write");
+    ok(nc_abort(w), "abort opened");
+    let ncid = open(&url);
+    let v = varid(ncid, "tas").unwrap();
+    assert_eq!(get_floats(ncid, v, &[0, 0], &[4, 5]), rows);
+    ok(nc_close(ncid), "close");
+    assert!(tmp.path().join("c.zarr_tas/1_2.zarr").is_dir());
+}

@@ -804,6 +804,39 @@ pub fn before_sync(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     Ok(())
 }
 
+/// nc_abort of `ds`: every aggregation being written closes its open
+/// fragments without syncing them; when `remove` (the dataset was created
+/// by this handle, and is removed) the fragments it created are removed
+/// too, with the local directories made for them.
+pub fn abort(ds: &Dataset, remove: bool) -> NcResult<()> {
+    let mut first_err = None;
+    for (_, _, ext) in writers(ds) {
+        let Some(w) = ext.as_any().and_then(|a| a.downcast_ref::<AggWriter>()) else {
+            continue;
+        };
+        w.drop_open();
+        if !remove {
+            continue;
+        }
+        let made = w.made();
+        for f in &made.fragments {
+            if let Err(e) = crate::api::destroy_dataset(f) {
+                crate::nclog!(crate::log::Level::Error, "aggregation fragment {f}: not removed: {e:?}");
+                first_err.get_or_insert(e);
+            }
+        }
+        // Deepest first; a directory that is not empty (something else was
+        // put there) stays.
+        let mut dirs = made.dirs;
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        dirs.dedup();
+        for d in dirs {
+            let _ = std::fs::remove_dir(&d);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
 /// Run `f` (the metadata writer) with every aggregation being written in
 /// its stored form: a scalar with `aggregated_dimensions` and
 /// `aggregated_data`; the N-d view is restored afterwards.
