@@ -688,3 +688,43 @@ fn abort_removes_the_fragments_of_a_created_master_only() {
     ok(nc_close(ncid), "close");
     assert!(tmp.path().join("c.zarr_tas/1_2.zarr").is_dir());
 }
+
+#[test]
+fn appending_works_in_every_master_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, mode) in [
+        ("v3.zarr", "nczarr,file,v3"),
+        ("z.zip", "nczarr,zip"),
+        ("x.zarr", "zarr,file"),
+    ] {
+        let url = format!("file://{}#mode={mode}", tmp.path().join(name).display());
+        let (d, tas, tv, _) = define_growing_master(&url);
+        d.enddef();
+        let rows: Vec<f32> = (0..7).flat_map(|t| (0..5).map(move |l| val(t, l))).collect();
+        for t in 0..7 {
+            ok(
+                unsafe {
+                    nc_put_vara_float(
+                        d.ncid,
+                        tas,
+                        [t, 0].as_ptr(),
+                        [1usize, 5].as_ptr(),
+                        rows[t * 5..].as_ptr(),
+                    )
+                },
+                "append",
+            );
+        }
+        let times: Vec<f64> = (0..7).map(f64::from).collect();
+        ok(
+            unsafe { nc_put_vara_double(d.ncid, tv, [0usize].as_ptr(), [7usize].as_ptr(), times.as_ptr()) },
+            "time",
+        );
+        d.close();
+        let ncid = open(&url);
+        let v = varid(ncid, "tas").unwrap();
+        assert_eq!(shape(ncid, v), vec![7, 5], "{mode}");
+        assert_eq!(get_floats(ncid, v, &[0, 0], &[7, 5]), rows, "{mode}");
+        ok(nc_close(ncid), "close");
+    }
+}
