@@ -239,6 +239,10 @@ struct MasterLoc {
     /// The master's URL fragment (`mode=...`), given to every fragment.
     fragment: String,
     zip: bool,
+    /// The master is in S3: its URIs keep the master's URL fragment (a
+    /// reader resolving a relative URI against the master's URL gets an
+    /// HTTP or `s3:` URL that says nothing of the storage without it).
+    s3: bool,
 }
 
 impl MasterLoc {
@@ -260,6 +264,7 @@ impl MasterLoc {
             name,
             fragment,
             zip: loc.kind == StoreKind::Zip,
+            s3: loc.kind == StoreKind::S3,
         })
     }
 
@@ -274,9 +279,15 @@ impl MasterLoc {
         );
         let t = template.unwrap_or(&default);
         let index = idx.iter().map(usize::to_string).collect::<Vec<_>>().join("_");
-        t.replace("{master}", &self.name)
+        let uri = t
+            .replace("{master}", &self.name)
             .replace("{var}", var)
-            .replace("{index}", &index)
+            .replace("{index}", &index);
+        if self.s3 && !uri.contains('#') && !self.fragment.is_empty() {
+            format!("{uri}#{}", self.fragment)
+        } else {
+            uri
+        }
     }
 
     /// Where the library creates and opens the fragment of `uri`: resolved
@@ -890,6 +901,7 @@ mod tests {
             name: "out.zarr".into(),
             fragment: "mode=nczarr,file".into(),
             zip: false,
+            s3: false,
         };
         assert_eq!(m.uri(None, "tas", &[1, 0]), "out.zarr_tas/1_0.zarr");
         assert_eq!(m.uri(Some("f/{var}.{index}.zarr"), "tas", &[2]), "f/tas.2.zarr");
@@ -902,5 +914,18 @@ mod tests {
             "file:///data/x.zip#mode=nczarr,zip"
         );
         assert_eq!(grid_index(&[vec![1, 1, 1], vec![2, 2]], 3), vec![1, 1]);
+        // In S3, the master's mode goes with each (relative) URI.
+        let s3 = MasterLoc {
+            base: crate::aggregate::fragment::Base::Url("http://h:1/b/k/".into()),
+            name: "m.zarr".into(),
+            fragment: "mode=nczarr,s3".into(),
+            zip: false,
+            s3: true,
+        };
+        assert_eq!(s3.uri(None, "tas", &[0, 2]), "m.zarr_tas/0_2.zarr#mode=nczarr,s3");
+        assert_eq!(
+            s3.open_path(&s3.uri(None, "tas", &[0, 2])),
+            "http://h:1/b/k/m.zarr_tas/0_2.zarr#mode=nczarr,s3"
+        );
     }
 }
