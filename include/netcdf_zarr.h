@@ -63,15 +63,20 @@ EXTERNL int nc_inq_var_zarr_shards(int ncid, int varid, int *shardedp, size_t *s
  * master's last path component), {var} and {index} (grid indices joined by
  * '_'); a "#mode=..." suffix chooses its format; NULL is
  * "{master}_{var}/{index}.zarr". Every fragment is created at nc_enddef,
- * so what is not written reads as fill. Only in define mode, before the
+ * so what is not written reads as fill. Along an unlimited dimension the
+ * fragment extent is fixed (given, or the records that fill
+ * max_fragment_bytes) and a write past the last record creates the new
+ * fragments; the master's tables follow at nc_sync and nc_close. nc_abort
+ * of a dataset created by nc_create removes the fragments it created.
+ * Only in define mode, before the
  * variable is first stored; not for scalars or non-numeric types.
  * Programs that can only set attributes use the variable attributes
  * _Aggregation_FragmentShape (integers), _Aggregation_FragmentBytes (an
  * integer) and _Aggregation_URI (text), read and removed at nc_enddef.
  * Returns NC_NOERR, NC_EBADID, NC_ENOTVAR, NC_ENOTINDEFINE, NC_EINVAL
  * (scalar, non-numeric type, a size of 0, an empty template), NC_ELATEDEF,
- * NC_EPERM, NC_ENOTBUILT (an unlimited dimension: appending to an
- * aggregation is not built; a dataset that is not Zarr).
+ * NC_EPERM, NC_ENOTBUILT (a dataset that is not Zarr, or of several MPI
+ * processes).
  */
 EXTERNL int nc_def_var_aggregation(int ncid, int varid, const size_t *fragment_shape,
                                    size_t max_fragment_bytes, const char *uri_template);

@@ -17,7 +17,6 @@ use common::nc::*;
 const FILL: f32 = -999.0;
 const NC_ENOTINDEFINE: c_int = -38;
 const NC_ELATEDEF: c_int = -123;
-const NC_ENOTBUILT: c_int = -128;
 
 fn zurl(p: &Path, extra: &str) -> String {
     format!("file://{}#mode=nczarr,file{extra}", p.display())
@@ -301,7 +300,8 @@ fn asking_for_aggregation_answers_netcdf_codes() {
     assert_eq!(agg(s, null), NC_EINVAL);
     assert_eq!(agg(txt, null), NC_EINVAL);
     assert_eq!(agg(v, [0usize].as_ptr()), NC_EINVAL);
-    assert_eq!(agg(u, null), NC_ENOTBUILT);
+    // Along an unlimited dimension: built (appending, below).
+    ok(agg(u, null), "unlimited");
     assert_eq!(
         unsafe { nc_def_var_aggregation(d.ncid, v, null, 0, c(" ").as_ptr()) },
         NC_EINVAL
@@ -333,6 +333,39 @@ fn venv_python() -> String {
     format!("{venv}/bin/python")
 }
 
+/// cfdm's reading of variable `name` of the master at `path`
+/// (tests/interop/cfdm_read_written.py): its `shape` line, its values
+/// (None: masked) and its `coordinate` lines.
+fn cfdm_read(path: &Path, name: &str) -> (String, Vec<Option<f32>>, Vec<String>) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/cfdm_read_written.py");
+    let py = venv_python();
+    let out = std::process::Command::new(&py)
+        .arg(&script)
+        .arg(path)
+        .arg(name)
+        .output()
+        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "cfdm failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("cfdm 1.13"), "{text}");
+    let shape_line = lines.next().unwrap().to_string();
+    let mut got: Vec<Option<f32>> = Vec::new();
+    let mut coords = Vec::new();
+    for l in lines {
+        if let Some(c) = l.strip_prefix("coordinate ") {
+            coords.push(c.to_string());
+        } else {
+            got.push((l != "--").then(|| l.parse::<f64>().unwrap() as f32));
+        }
+    }
+    (shape_line, got, coords)
+}
+
 #[test]
 fn cfdm_reads_what_was_written_into_nczarr_fragments() {
     let tmp = tempfile::tempdir().unwrap();
@@ -362,32 +395,8 @@ fn cfdm_reads_what_was_written_into_nczarr_fragments() {
         "put_vara_float",
     );
     d.close();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/cfdm_read_written.py");
-    let py = venv_python();
-    let out = std::process::Command::new(&py)
-        .arg(&script)
-        .arg(&path)
-        .arg("tas")
-        .output()
-        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "cfdm failed:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut lines = text.lines();
-    assert!(lines.next().unwrap().starts_with("cfdm 1.13"), "{text}");
-    assert_eq!(lines.next(), Some("shape 7 5"));
-    let mut got: Vec<Option<f32>> = Vec::new();
-    let mut coords = Vec::new();
-    for l in lines {
-        if let Some(c) = l.strip_prefix("coordinate ") {
-            coords.push(c.to_string());
-        } else {
-            got.push((l != "--").then(|| l.parse::<f64>().unwrap() as f32));
-        }
-    }
+    let (shape_line, got, coords) = cfdm_read(&path, "tas");
+    assert_eq!(shape_line, "shape 7 5");
     let want: Vec<Option<f32>> = (0..7)
         .flat_map(|t| (0..5).map(move |l| (t < 6).then(|| val(t, l))))
         .collect();
@@ -423,6 +432,299 @@ fn fragments_take_the_masters_format() {
         let v = varid(ncid, "tas").unwrap();
         assert_eq!(shape(ncid, v), vec![7, 5], "{mode}");
         assert_eq!(get_floats(ncid, v, &[0, 0], &[7, 5]), vals, "{mode}");
+        ok(nc_close(ncid), "close");
+    }
+}
+
+/// The fragment map of variable `var` of the master at `path` (raw view):
+/// its shape and values.
+fn raw_map(path: &Path, var: &str) -> (Vec<usize>, Vec<i32>) {
+    let raw = open(&zurl(path, ",aggregation=raw"));
+    let m = varid(raw, &format!("{var}_fragment_map")).unwrap();
+    let sh = shape(raw, m);
+    let mut map = vec![0i32; sh.iter().product()];
+    ok(unsafe { nc_get_var_int(raw, m, map.as_mut_ptr()) }, "map");
+    ok(nc_close(raw), "close raw");
+    (sh, map)
+}
+
+/// A master `tas(time = unlimited, lat = 5)` with coordinates time and lat,
+/// asked to be aggregated in fragments of 3 x 2.
+fn define_growing_master(url: &str) -> (Def, c_int, c_int, c_int) {
+    let d = Def::create(url, 0);
+    ok(
+        unsafe { nc_put_att_text(d.ncid, NC_GLOBAL, c("Conventions").as_ptr(), 7, c("CF-1.13").as_ptr()) },
+        "Conventions",
+    );
+    let time = d.dim("time", NC_UNLIMITED);
+    let lat = d.dim("lat", 5);
+    let tv = d.var("time", NC_DOUBLE, &[time]);
+    d.text(tv, "units", "days since 2000-01-01");
+    d.text(tv, "standard_name", "time");
+    let lv = d.var("lat", NC_DOUBLE, &[lat]);
+    d.text(lv, "units", "degrees_north");
+    let tas = d.var("tas", NC_FLOAT, &[time, lat]);
+    d.float_att(tas, "_FillValue", FILL);
+    d.text(tas, "standard_name", "air_temperature");
+    d.text(tas, "units", "K");
+    ok(
+        unsafe { nc_def_var_chunking(d.ncid, tas, NC_CHUNKED, [1usize, 5].as_ptr()) },
+        "chunking",
+    );
+    ok(
+        unsafe { nc_def_var_aggregation(d.ncid, tas, [3usize, 2].as_ptr(), 0, std::ptr::null()) },
+        "def_var_aggregation",
+    );
+    (d, tas, tv, lv)
+}
+
+fn dimlen(ncid: c_int, name: &str) -> usize {
+    let (mut id, mut n) = (0, 0);
+    ok(unsafe { nc_inq_dimid(ncid, c(name).as_ptr(), &mut id) }, name);
+    ok(unsafe { nc_inq_dimlen(ncid, id, &mut n) }, name);
+    n
+}
+
+#[test]
+fn appending_along_an_unlimited_dimension_adds_fragments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("g.zarr");
+    let url = zurl(&path, "");
+    let (d, tas, tv, lv) = define_growing_master(&url);
+    d.enddef();
+    assert_eq!(shape(d.ncid, tas), vec![0, 5]);
+    // No record yet, no fragment.
+    let frags = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(tmp.path().join("g.zarr_tas"))
+            .map(|r| r.map(|e| e.unwrap().file_name().into_string().unwrap()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    assert!(frags().is_empty());
+    ok(
+        unsafe { nc_put_var_double(d.ncid, lv, [-60.0f64, -30.0, 0.0, 30.0, 60.0].as_ptr()) },
+        "put lat",
+    );
+    // Records 0..4 one at a time, as an appending program writes them.
+    for t in 0..4 {
+        let row: Vec<f32> = (0..5).map(|l| val(t, l)).collect();
+        ok(
+            unsafe { nc_put_vara_float(d.ncid, tas, [t, 0].as_ptr(), [1usize, 5].as_ptr(), row.as_ptr()) },
+            "append",
+        );
+        assert_eq!(dimlen(d.ncid, "time"), t + 1);
+    }
+    // Fragments 0 and 1 along time exist, the second one record long.
+    assert_eq!(
+        frags(),
+        vec!["0_0.zarr", "0_1.zarr", "0_2.zarr", "1_0.zarr", "1_1.zarr", "1_2.zarr"]
+    );
+    // Record 7, first two latitudes only: records 4..6 and the rest of 7
+    // stay fill; the grid grows past a fragment nothing was written to.
+    ok(
+        unsafe {
+            nc_put_vara_float(
+                d.ncid,
+                tas,
+                [7usize, 0].as_ptr(),
+                [1usize, 2].as_ptr(),
+                [val(7, 0), val(7, 1)].as_ptr(),
+            )
+        },
+        "record 7",
+    );
+    assert_eq!(shape(d.ncid, tas), vec![8, 5]);
+    let expect = |t: usize, l: usize| -> f32 { if t < 4 || (t == 7 && l < 2) { val(t, l) } else { FILL } };
+    let upto = |n: usize| -> Vec<f32> { (0..n).flat_map(|t| (0..5).map(move |l| expect(t, l))).collect() };
+    assert_eq!(get_floats(d.ncid, tas, &[0, 0], &[8, 5]), upto(8));
+    ok(nc_sync(d.ncid), "sync");
+    // Synced: another reader sees every record written.
+    let mid = open(&url);
+    let v = varid(mid, "tas").unwrap();
+    assert_eq!(shape(mid, v), vec![8, 5]);
+    assert_eq!(get_floats(mid, v, &[0, 0], &[8, 5]), upto(8));
+    ok(nc_close(mid), "close");
+    // The time coordinate, written longer (10 records), grows the
+    // dimension: the aggregation follows with fill.
+    let times: Vec<f64> = (0..10).map(f64::from).collect();
+    ok(
+        unsafe { nc_put_vara_double(d.ncid, tv, [0usize].as_ptr(), [10usize].as_ptr(), times.as_ptr()) },
+        "put time",
+    );
+    d.close();
+
+    let ncid = open(&url);
+    let v = varid(ncid, "tas").unwrap();
+    assert_eq!(dimlen(ncid, "time"), 10);
+    assert_eq!(shape(ncid, v), vec![10, 5]);
+    assert_eq!(get_floats(ncid, v, &[0, 0], &[10, 5]), upto(10));
+    ok(nc_close(ncid), "close");
+    let fill = i32::MIN + 1;
+    assert_eq!(raw_map(&path, "tas"), (vec![2, 4], vec![3, 3, 3, 1, 2, 2, 1, fill]));
+    assert_eq!(frags().len(), 12);
+    // The last fragment along time: one record (9), its time value.
+    let f = open(&zurl(&tmp.path().join("g.zarr_tas/3_2.zarr"), ""));
+    let fv = varid(f, "tas").unwrap();
+    assert_eq!(shape(f, fv), vec![1, 1]);
+    assert_eq!(get_floats(f, fv, &[0, 0], &[1, 1]), vec![FILL]);
+    let mut t = [0f64; 1];
+    ok(
+        unsafe { nc_get_var_double(f, varid(f, "time").unwrap(), t.as_mut_ptr()) },
+        "time",
+    );
+    assert_eq!(t, [9.0]);
+    ok(nc_close(f), "close fragment");
+
+    // cfdm reads the grown aggregation with the same values.
+    let (shape_line, got, coords) = cfdm_read(&path, "tas");
+    assert_eq!(shape_line, "shape 10 5");
+    let want: Vec<Option<f32>> = upto(10).into_iter().map(|x| (x != FILL).then_some(x)).collect();
+    assert_eq!(got, want);
+    assert_eq!(coords[0], "time 0.0 1.0 2.0 3.0 4.0 5.0 6.0 7.0 8.0 9.0");
+}
+
+#[test]
+fn the_splitting_algorithm_fills_fragments_along_the_record_dimension() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("r.zarr");
+    let url = zurl(&path, "");
+    let d = Def::create(&url, 0);
+    let time = d.dim("time", NC_UNLIMITED);
+    let x = d.dim("x", 10);
+    let v = d.var("v", NC_INT, &[time, x]);
+    ok(
+        unsafe { nc_def_var_chunking(d.ncid, v, NC_CHUNKED, [2usize, 10].as_ptr()) },
+        "chunking",
+    );
+    // Records of 40 B; 130 B hold 3.25 records, 2 in whole chunks.
+    ok(
+        unsafe { nc_def_var_aggregation(d.ncid, v, std::ptr::null(), 130, std::ptr::null()) },
+        "def_var_aggregation",
+    );
+    d.enddef();
+    let vals: Vec<i32> = (0..50).collect();
+    ok(
+        unsafe { nc_put_vara_int(d.ncid, v, [0usize, 0].as_ptr(), [5usize, 10].as_ptr(), vals.as_ptr()) },
+        "put",
+    );
+    d.close();
+    let fill = i32::MIN + 1;
+    assert_eq!(raw_map(&path, "v"), (vec![2, 3], vec![2, 2, 1, 10, fill, fill]));
+    let ncid = open(&url);
+    let vi = varid(ncid, "v").unwrap();
+    let mut back = vec![0i32; 50];
+    ok(unsafe { nc_get_var_int(ncid, vi, back.as_mut_ptr()) }, "get");
+    assert_eq!(back, vals);
+    ok(nc_close(ncid), "close");
+}
+
+#[test]
+fn abort_removes_the_fragments_of_a_created_master_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Created, written, synced, appended to, aborted: the master, every
+    // fragment and the directory made for them are gone; a directory the
+    // template names that existed before stays, with what it held.
+    let path = tmp.path().join("a.zarr");
+    let kept = tmp.path().join("shared");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(kept.join("note.txt"), b"x").unwrap();
+    let (d, tas, _, _) = define_growing_master(&zurl(&path, ""));
+    let tmpl = c("shared/{index}.zarr");
+    ok(
+        unsafe { nc_def_var_aggregation(d.ncid, tas, [3usize, 2].as_ptr(), 0, tmpl.as_ptr()) },
+        "template",
+    );
+    d.enddef();
+    let rows: Vec<f32> = (0..20).map(|x| x as f32).collect();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    ok(nc_sync(d.ncid), "sync");
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [4usize, 0].as_ptr(), [3usize, 5].as_ptr(), rows.as_ptr()) },
+        "append",
+    );
+    assert!(kept.join("2_2.zarr").is_dir());
+    ok(nc_abort(d.ncid), "abort");
+    assert!(!path.exists());
+    let mut left: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, vec!["note.txt"]);
+
+    // The default template's directory is made by the library: removed.
+    let path = tmp.path().join("b.zarr");
+    let (d, tas, _, _) = define_growing_master(&zurl(&path, ""));
+    d.enddef();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    assert!(tmp.path().join("b.zarr_tas/1_2.zarr").is_dir());
+    ok(nc_abort(d.ncid), "abort");
+    assert!(!path.exists());
+    assert!(!tmp.path().join("b.zarr_tas").exists());
+
+    // Opened, not created: nc_abort keeps the master and its fragments.
+    let path = tmp.path().join("c.zarr");
+    let url = zurl(&path, "");
+    let (d, tas, _, _) = define_growing_master(&url);
+    d.enddef();
+    ok(
+        unsafe { nc_put_vara_float(d.ncid, tas, [0usize, 0].as_ptr(), [4usize, 5].as_ptr(), rows.as_ptr()) },
+        "put",
+    );
+    d.close();
+    let mut w = 0;
+    ok(unsafe { nc_open(c(&url).as_ptr(), NC_WRITE, &mut w) }, "open write");
+    ok(nc_abort(w), "abort opened");
+    let ncid = open(&url);
+    let v = varid(ncid, "tas").unwrap();
+    assert_eq!(get_floats(ncid, v, &[0, 0], &[4, 5]), rows);
+    ok(nc_close(ncid), "close");
+    assert!(tmp.path().join("c.zarr_tas/1_2.zarr").is_dir());
+}
+
+#[test]
+fn appending_works_in_every_master_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, mode) in [
+        ("v3.zarr", "nczarr,file,v3"),
+        ("z.zip", "nczarr,zip"),
+        ("x.zarr", "zarr,file"),
+    ] {
+        let url = format!("file://{}#mode={mode}", tmp.path().join(name).display());
+        let (d, tas, tv, _) = define_growing_master(&url);
+        d.enddef();
+        let rows: Vec<f32> = (0..7).flat_map(|t| (0..5).map(move |l| val(t, l))).collect();
+        for t in 0..7 {
+            ok(
+                unsafe {
+                    nc_put_vara_float(
+                        d.ncid,
+                        tas,
+                        [t, 0].as_ptr(),
+                        [1usize, 5].as_ptr(),
+                        rows[t * 5..].as_ptr(),
+                    )
+                },
+                "append",
+            );
+        }
+        let times: Vec<f64> = (0..7).map(f64::from).collect();
+        ok(
+            unsafe { nc_put_vara_double(d.ncid, tv, [0usize].as_ptr(), [7usize].as_ptr(), times.as_ptr()) },
+            "time",
+        );
+        d.close();
+        let ncid = open(&url);
+        let v = varid(ncid, "tas").unwrap();
+        assert_eq!(shape(ncid, v), vec![7, 5], "{mode}");
+        assert_eq!(get_floats(ncid, v, &[0, 0], &[7, 5]), rows, "{mode}");
         ok(nc_close(ncid), "close");
     }
 }

@@ -341,10 +341,22 @@ pub fn abort(ncid: i32) -> NcResult<()> {
     if let Some(par) = parallel::of(&ds) {
         return parallel::abort(&ds, &par);
     }
-    if ds.created && ds.writable {
+    // Aggregations being written close their fragments; those this
+    // handle created go with the master it created.
+    let remove = ds.created && ds.writable;
+    let fragments = crate::aggregate::write::abort(&ds, remove);
+    if remove {
         ds.store.destroy()?;
     }
-    Ok(())
+    fragments
+}
+
+/// Remove the Zarr dataset at `path` (a fragment of an aggregation whose
+/// master nc_abort removes).
+pub fn destroy_dataset(path: &str) -> NcResult<()> {
+    let loc = zarr_location(path, false)?;
+    let store = file_store(&loc, None, true)?;
+    Ok(store.destroy()?)
 }
 
 /// nc_put_vars on a dataset (`grp`, `varid` already checked by the caller):

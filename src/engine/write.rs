@@ -75,14 +75,19 @@ pub fn put_vars_where(
     };
     // Values held elsewhere (an aggregated variable being written) go to
     // their source, which answers NC_EPERM when it is read-only.
+    // Unlimited dimensions grow as for the variable's own chunks.
     if let Some(ext) = ds.var(grp, varid)?.external.clone() {
-        return match src {
+        let r = match src {
             MemIn::Num { ty, data } => {
                 let n = sel.total.checked_mul(ty.size()).ok_or(NcError::Inval)?;
                 ext.write(&sel.start, &sel.count, &sel.stride, ty, &data[..n])
             }
             MemIn::Str(_) => Err(NcError::Perm),
         };
+        if matches!(r, Ok(()) | Err(NcError::Range)) {
+            grow_unlimited(ds, grp, varid, &sel)?;
+        }
+        return r;
     }
     let quantized = quantize_input(ds.var(grp, varid)?, &src, sel.total)?;
     let mut out_of_range = quantized.as_ref().is_some_and(|q| q.out_of_range);

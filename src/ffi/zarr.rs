@@ -80,8 +80,8 @@ pub unsafe extern "C" fn nc_inq_var_zarr_shards(
 /// Returns NC_NOERR; NC_EBADID, NC_ENOTVAR; NC_ENOTINDEFINE out of define
 /// mode; NC_EINVAL for a scalar, a type that is not a number, a size of 0
 /// or an empty template; NC_ELATEDEF once the variable is stored; NC_EPERM
-/// when read-only; NC_ENOTBUILT along an unlimited dimension (appending is
-/// not built) or for a dataset that is not Zarr.
+/// when read-only; NC_ENOTBUILT for a dataset that is not Zarr or of
+/// several MPI processes.
 ///
 /// # Safety
 /// `fragment_shape` is NULL or valid for as many reads as the variable has

@@ -145,6 +145,34 @@ pub fn fragment_shape(shape: &[usize], chunks: &[usize], elem: usize, axes: &[Ax
     (0..n).map(|d| len(&divs, d)).collect()
 }
 
+/// The lengths the splitting algorithm sees for a variable of `shape`
+/// whose `unlimited` dimensions will grow: each unlimited dimension is
+/// taken as long as the records (its values with every other dimension
+/// whole, another unlimited one one chunk long) that fill `max_bytes`,
+/// rounded down to whole chunks, at least one chunk and at least its
+/// current length. A fragment then holds about `max_bytes` along the
+/// record dimension unless a record alone is larger (then the other axes
+/// are split as for a fixed variable), and one record's write lies in one
+/// row of fragments.
+pub fn record_span(shape: &[usize], unlimited: &[bool], chunks: &[usize], elem: usize, max_bytes: usize) -> Vec<usize> {
+    let n = shape.len();
+    let chunk = |d: usize| chunks.get(d).copied().unwrap_or(1).max(1);
+    (0..n)
+        .map(|d| {
+            if !unlimited[d] {
+                return shape[d];
+            }
+            let record = (0..n)
+                .filter(|&k| k != d)
+                .map(|k| if unlimited[k] { chunk(k) } else { shape[k].max(1) })
+                .try_fold(elem.max(1), usize::checked_mul)
+                .unwrap_or(usize::MAX);
+            let fit = (max_bytes / record) / chunk(d) * chunk(d);
+            fit.max(chunk(d)).max(shape[d])
+        })
+        .collect()
+}
+
 /// The fragment sizes along a dimension of `len` cut in pieces of `frag`
 /// (the last one smaller when `frag` does not divide `len`).
 pub fn sizes_along(len: usize, frag: usize) -> Vec<usize> {
@@ -239,6 +267,23 @@ mod tests {
         // A target smaller than a chunk gives one chunk a fragment.
         let f = fragment_shape(&[25, 25, 25], &[10, 10, 10], 4, &a, 1);
         assert_eq!(f, vec![10, 10, 10]);
+    }
+
+    #[test]
+    fn an_unlimited_dimension_is_as_long_as_the_records_that_fill_a_fragment() {
+        // Records of 180 x 360 floats (259200 B), chunks of 4 records: 16
+        // MiB hold 64.7 records, 64 in whole chunks; the rest is whole.
+        let span = record_span(&[0, 180, 360], &[true, false, false], &[4, 90, 90], 4, 16 << 20);
+        assert_eq!(span, vec![64, 180, 360]);
+        let a = [Axis::T, Axis::Y, Axis::X];
+        assert_eq!(fragment_shape(&span, &[4, 90, 90], 4, &a, 16 << 20), vec![64, 180, 360]);
+        // A record larger than the target: one chunk of records, and the
+        // algorithm splits the field.
+        let span = record_span(&[0, 180, 360], &[true, false, false], &[1, 90, 90], 4, 100_000);
+        assert_eq!(span, vec![1, 180, 360]);
+        assert_eq!(fragment_shape(&span, &[1, 90, 90], 4, &a, 100_000), vec![1, 90, 180]);
+        // Already longer than that: its current length.
+        assert_eq!(record_span(&[500, 10], &[true, false], &[1, 10], 8, 800), vec![500, 10]);
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::model::{Att, AttValue, Dataset, Var};
 use crate::runtime::pool;
 use crate::storage::Durability;
 use grid::{Axis, CfHints};
-use writer::{AggWriter, Coordinate, StoredForm};
+use writer::{AggWriter, Coordinate, StoredForm, Tables};
 
 /// The special attribute with the fragment shape (integers, one per
 /// dimension).
@@ -56,7 +56,7 @@ pub struct Request {
     pub template: Option<String>,
 }
 
-fn invalid(why: &str) -> NcError {
+pub(super) fn invalid(why: &str) -> NcError {
     crate::nclog!(crate::log::Level::Error, "aggregation: {why}");
     NcError::Inval
 }
@@ -136,8 +136,8 @@ impl Request {
 }
 
 /// Whether variable `var` of `ds` can be aggregated: NC_EINVAL for a
-/// scalar or a type that is not a number; NC_ENOTBUILT along an unlimited
-/// dimension (appending is not built); NC_ELATEDEF once stored.
+/// scalar or a type that is not a number; NC_ELATEDEF once stored;
+/// NC_ENOTBUILT on a dataset of several MPI processes.
 fn check_aggregatable(ds: &Dataset, var: &Var) -> NcResult<()> {
     if var.created || var.external.is_some() {
         return Err(NcError::LateDef);
@@ -152,14 +152,6 @@ fn check_aggregatable(ds: &Dataset, var: &Var) -> NcResult<()> {
         crate::nclog!(
             crate::log::Level::Error,
             "aggregation: writing {} as an aggregation from several MPI processes is not built",
-            var.name
-        );
-        return Err(NcError::NotBuilt);
-    }
-    if var.dimids.iter().any(|&d| ds.dims[d].unlimited) {
-        crate::nclog!(
-            crate::log::Level::Error,
-            "aggregation: {} has an unlimited dimension (appending to an aggregation is not built)",
             var.name
         );
         return Err(NcError::NotBuilt);
@@ -239,6 +231,7 @@ fn check_template(t: &str) -> NcResult<()> {
 }
 
 /// Where the master is, for naming and creating its fragments.
+#[derive(Debug)]
 struct MasterLoc {
     base: crate::aggregate::fragment::Base,
     /// The last component of the master's path (`{master}`).
@@ -246,6 +239,10 @@ struct MasterLoc {
     /// The master's URL fragment (`mode=...`), given to every fragment.
     fragment: String,
     zip: bool,
+    /// The master is in S3: its URIs keep the master's URL fragment (a
+    /// reader resolving a relative URI against the master's URL gets an
+    /// HTTP or `s3:` URL that says nothing of the storage without it).
+    s3: bool,
 }
 
 impl MasterLoc {
@@ -267,6 +264,7 @@ impl MasterLoc {
             name,
             fragment,
             zip: loc.kind == StoreKind::Zip,
+            s3: loc.kind == StoreKind::S3,
         })
     }
 
@@ -281,9 +279,15 @@ impl MasterLoc {
         );
         let t = template.unwrap_or(&default);
         let index = idx.iter().map(usize::to_string).collect::<Vec<_>>().join("_");
-        t.replace("{master}", &self.name)
+        let uri = t
+            .replace("{master}", &self.name)
             .replace("{var}", var)
-            .replace("{index}", &index)
+            .replace("{index}", &index);
+        if self.s3 && !uri.contains('#') && !self.fragment.is_empty() {
+            format!("{uri}#{}", self.fragment)
+        } else {
+            uri
+        }
     }
 
     /// Where the library creates and opens the fragment of `uri`: resolved
@@ -361,22 +365,102 @@ fn hints(v: &Var) -> CfHints {
     }
 }
 
-/// Create fragment `path` with the grid's lengths `lens`, define every
-/// variable of `specs`, and store its metadata.
+/// What names and makes the fragments of one aggregation.
+#[derive(Debug)]
+pub struct Maker {
+    master: MasterLoc,
+    template: Option<String>,
+    var: String,
+    /// The aggregated dimensions' names (each fragment's dimensions).
+    dim_names: Vec<String>,
+    specs: Vec<VarSpec>,
+    /// The fragment extent along each unlimited dimension (None: fixed).
+    extents: Vec<Option<usize>>,
+    /// Where the fragments this handle created are, and the local
+    /// directories it made for them (for nc_abort).
+    made: std::sync::Mutex<Made>,
+}
+
+/// The fragments and directories a handle made.
+#[derive(Debug, Default, Clone)]
+pub struct Made {
+    pub fragments: Vec<String>,
+    pub dirs: Vec<std::path::PathBuf>,
+}
+
+impl Maker {
+    /// The URI the master records for the fragment at grid index `idx`.
+    fn uri(&self, idx: &[usize]) -> String {
+        self.master.uri(self.template.as_deref(), &self.var, idx)
+    }
+
+    /// Where the fragment of `uri` is created and opened.
+    fn path(&self, uri: &str) -> String {
+        self.master.open_path(uri)
+    }
+
+    /// Create the fragment at `path` with lengths `lens`: its metadata is
+    /// stored, the dataset is returned open for writing.
+    fn create(&self, path: &str, lens: &[usize]) -> NcResult<Dataset> {
+        let dirs = new_dirs(path, &self.master.base);
+        let d = create_fragment(path, &self.dim_names, lens, &self.extents, &self.specs).inspect_err(|e| {
+            crate::nclog!(crate::log::Level::Error, "aggregation fragment {path}: {e:?}");
+        })?;
+        if let Ok(mut m) = self.made.lock() {
+            m.fragments.push(path.to_string());
+            m.dirs.extend(dirs);
+        }
+        Ok(d)
+    }
+
+    /// What this handle made.
+    pub fn made(&self) -> Made {
+        self.made.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+}
+
+/// The local directories that creating a fragment at `path` will make:
+/// its missing ancestors below the master's directory `base`.
+fn new_dirs(path: &str, base: &crate::aggregate::fragment::Base) -> Vec<std::path::PathBuf> {
+    let crate::aggregate::fragment::Base::Dir(base) = base else {
+        return Vec::new();
+    };
+    let Ok(Target::Zarr(loc)) = url::classify(path, true) else {
+        return Vec::new();
+    };
+    if loc.kind == StoreKind::S3 {
+        return Vec::new();
+    }
+    std::path::Path::new(&loc.path)
+        .ancestors()
+        .skip(1)
+        .take_while(|p| p.starts_with(base) && *p != base.as_path())
+        .filter(|p| !p.exists())
+        .map(std::path::Path::to_path_buf)
+        .collect()
+}
+
+/// Create fragment `path` with the grid's lengths `lens` (an unlimited
+/// dimension, where `extents` has its extent, stays unlimited in the
+/// fragment), define every variable of `specs`, store its metadata, and
+/// return it open for writing.
 fn create_fragment(
     path: &str,
     dim_names: &[String],
     lens: &[usize],
+    extents: &[Option<usize>],
     specs: &[VarSpec],
-    level: Durability,
-) -> NcResult<()> {
+) -> NcResult<Dataset> {
     const NC_NETCDF4: i32 = 0x1000;
     let mut d = crate::api::create_dataset(path, NC_NETCDF4)?;
-    let dimids = dim_names
-        .iter()
-        .zip(lens)
-        .map(|(n, &l)| d.def_dim(0, n, l).map(|x| x as i32))
-        .collect::<NcResult<Vec<i32>>>()?;
+    let mut dimids = Vec::with_capacity(lens.len());
+    for ((n, &l), ext) in dim_names.iter().zip(lens).zip(extents) {
+        let id = d.def_dim(0, n, if ext.is_some() { 0 } else { l })?;
+        d.dims[id].len = l;
+        dimids.push(id as i32);
+    }
+    // Chunks are cut to what the fragment may hold.
+    let caps: Vec<usize> = lens.iter().zip(extents).map(|(&l, e)| e.unwrap_or(l).max(1)).collect();
     for s in specs {
         let ids: Vec<i32> = s.dims.iter().map(|&k| dimids[k]).collect();
         let vid = d.def_var(0, &s.name, s.ty, &ids)?;
@@ -384,7 +468,7 @@ fn create_fragment(
             .chunks
             .iter()
             .zip(&s.dims)
-            .map(|(&c, &k)| c.clamp(1, lens[k].max(1)))
+            .map(|(&c, &k)| c.clamp(1, caps[k]))
             .collect();
         if !ch.is_empty() {
             d.def_var_chunking(0, vid, 0, Some(&ch))?;
@@ -397,54 +481,95 @@ fn create_fragment(
             d.def_var_fill(0, vid, true, None)?;
         }
     }
-    crate::api::sync_all(&mut d, level)
+    crate::api::sync_all(&mut d, Durability::Visible)?;
+    d.define_mode = false;
+    Ok(d)
 }
 
-/// The master's tables of an aggregation with fragment `sizes` and `uris`:
-/// dimensions and variables defined in group `grp`, values written.
-fn write_tables(
+/// Define the master's tables of an aggregation in group `grp`: the map,
+/// one URI and one identifier per fragment. The dimensions that count
+/// fragments along an unlimited aggregated dimension (`unlimited`), and the
+/// map's columns then, are unlimited: the tables grow with the grid.
+/// `width` is the longest URI the table holds.
+fn define_tables(
     ds: &mut Dataset,
     grp: usize,
     vname: &str,
     dim_names: &[String],
-    sizes: &[Vec<usize>],
-    uris: &[String],
-) -> NcResult<StoredForm> {
-    let nd = sizes.len();
-    let maxf = sizes.iter().map(Vec::len).max().unwrap_or(1);
+    unlimited: &[bool],
+    counts: &[usize],
+    width: usize,
+) -> NcResult<(Tables, StoredForm)> {
+    let nd = counts.len();
+    let grows = unlimited.contains(&true);
+    let maxf = counts.iter().copied().max().unwrap_or(1);
     let map_name = format!("{vname}_fragment_map");
     let uris_name = format!("{vname}_fragment_uris");
     let ids_name = format!("{vname}_fragment_identifiers");
     let j = ds.def_dim(grp, &format!("{map_name}_j"), nd)? as i32;
-    let i = ds.def_dim(grp, &format!("{map_name}_i"), maxf)? as i32;
-    let fdims = dim_names
-        .iter()
-        .zip(sizes)
-        .map(|(n, s)| {
-            ds.def_dim(grp, &format!("{vname}_fragments_{n}"), s.len())
-                .map(|x| x as i32)
-        })
-        .collect::<NcResult<Vec<i32>>>()?;
+    let i = ds.def_dim(grp, &format!("{map_name}_i"), if grows { 0 } else { maxf })? as i32;
+    let mut fdims = Vec::with_capacity(nd);
+    for ((n, &c), &u) in dim_names.iter().zip(counts).zip(unlimited) {
+        fdims.push(ds.def_dim(grp, &format!("{vname}_fragments_{n}"), if u { 0 } else { c })? as i32);
+    }
     let map = ds.def_var(grp, &map_name, NcType::Int, &[j, i])?;
     let uv = ds.def_var(grp, &uris_name, NcType::String, &fdims)?;
     // One identifier per fragment, not a scalar: NCZarr stores a scalar as
     // a one-element array, which cfdm would index as the fragment grid.
     let iv = ds.def_var(grp, &ids_name, NcType::String, &fdims)?;
+    if grows {
+        // Chunks of a growing table hold many fragments' entries.
+        const GROWING: usize = 256;
+        let along = |ids: &[i32]| -> Vec<usize> {
+            ids.iter()
+                .map(|&d| {
+                    let dim = &ds.dims[d as usize];
+                    if dim.unlimited { GROWING } else { dim.len.max(1) }
+                })
+                .collect()
+        };
+        let (mc, fc) = (along(&[j, i]), along(&fdims));
+        ds.def_var_chunking(grp, map, 0, Some(&mc))?;
+        for v in [uv, iv] {
+            ds.def_var_chunking(grp, v, 0, Some(&fc))?;
+        }
+    }
     // The text tables are fixed-length Unicode strings (`<U<n>`): cfdm
     // 1.13 reads a Zarr master through zarr-python and takes NCZarr's
     // fixed-length byte strings (`|S<n>`) for characters, zarr-python
     // refuses NCZarr's characters (`>S1`), and cfdm cannot index
     // variable-length ones (`|O`) as identifiers.
     // (Zarr v3 keeps its `string` data type.)
-    if !ds.flavor.v3 {
-        let widest = uris.iter().map(|u| u.chars().count()).max().unwrap_or(1);
-        for (v, n) in [(uv, widest), (iv, vname.chars().count())] {
+    let width = if ds.flavor.v3 {
+        None
+    } else {
+        for (v, n) in [(uv, width), (iv, vname.chars().count())] {
             ds.var_mut(grp, v)?.string_layout = crate::model::StringLayout::Utf32 {
                 n: n.max(1),
                 big: false,
             };
         }
-    }
+        Some(width.max(1))
+    };
+    let tables = Tables {
+        grp,
+        map,
+        uris: uv,
+        ids: iv,
+        width,
+    };
+    let stored = StoredForm {
+        dims_text: dim_names.join(" "),
+        data_text: format!("map: {map_name} uris: {uris_name} identifiers: {ids_name}"),
+    };
+    Ok((tables, stored))
+}
+
+/// Write the master's tables of an aggregation with fragment `sizes` and
+/// `uris` (whole; the tables grow with the grid).
+fn put_tables(ds: &mut Dataset, t: &Tables, vname: &str, sizes: &[Vec<usize>], uris: &[String]) -> NcResult<()> {
+    let nd = sizes.len();
+    let maxf = sizes.iter().map(Vec::len).max().unwrap_or(1);
     let fill = i32::from_ne_bytes(NcType::Int.default_fill().try_into().map_err(|_| NcError::Internal)?);
     let mut cells = Vec::with_capacity(nd * maxf * 4);
     for s in sizes {
@@ -457,8 +582,8 @@ fn write_tables(
     }
     crate::engine::put_vars(
         ds,
-        grp,
-        map,
+        t.grp,
+        t.map,
         &[0, 0],
         &[nd, maxf],
         None,
@@ -470,17 +595,42 @@ fn write_tables(
     let zeros = vec![0usize; nd];
     let counts: Vec<usize> = sizes.iter().map(Vec::len).collect();
     let strs: Vec<Option<Vec<u8>>> = uris.iter().map(|u| Some(u.as_bytes().to_vec())).collect();
-    crate::engine::put_vars(ds, grp, uv, &zeros, &counts, None, MemIn::Str(&strs))?;
+    crate::engine::put_vars(ds, t.grp, t.uris, &zeros, &counts, None, MemIn::Str(&strs))?;
     let ids: Vec<Option<Vec<u8>>> = vec![Some(vname.as_bytes().to_vec()); uris.len()];
-    crate::engine::put_vars(ds, grp, iv, &zeros, &counts, None, MemIn::Str(&ids))?;
-    Ok(StoredForm {
-        dims_text: dim_names.join(" "),
-        data_text: format!("map: {map_name} uris: {uris_name} identifiers: {ids_name}"),
-    })
+    crate::engine::put_vars(ds, t.grp, t.ids, &zeros, &counts, None, MemIn::Str(&ids))?;
+    Ok(())
+}
+
+/// The fragment shape of a variable asked to be aggregated: the one given
+/// (cut to each fixed dimension's length), or the splitting algorithm's.
+/// Along an unlimited dimension the algorithm sees the dimension as long
+/// as the records that fill `max_bytes` (`grid::record_span`), at least
+/// its current length.
+fn fragment_shape(ds: &Dataset, var: &Var, req: &Request, coords: &[(usize, usize, usize)]) -> Vec<usize> {
+    let shape = ds.var_shape(var);
+    let unlimited: Vec<bool> = var.dimids.iter().map(|&d| ds.dims[d].unlimited).collect();
+    match &req.shape {
+        Some(s) => s
+            .iter()
+            .zip(&shape)
+            .zip(&unlimited)
+            .map(|((&f, &n), &u)| if u { f.max(1) } else { f.clamp(1, n.max(1)) })
+            .collect(),
+        None => {
+            let mut known = vec![None; shape.len()];
+            for &(k, cg, ci) in coords {
+                known[k] = grid::axis_from_cf(&hints(&ds.groups[cg].vars[ci]));
+            }
+            let axes: Vec<Axis> = grid::axes(&known);
+            let planned = grid::record_span(&shape, &unlimited, &var.chunks, var.ty.size(), req.max_bytes);
+            grid::fragment_shape(&planned, &var.chunks, var.ty.size(), &axes, req.max_bytes)
+        }
+    }
 }
 
 /// Make variable `vi` of group `g`, asked to be aggregated, an aggregation:
-/// its grid, its fragments, the master's tables, its data source.
+/// its grid, its fragments, the master's tables (written by the caller),
+/// its data source.
 fn setup(ds: &mut Dataset, g: usize, vi: usize, level: Durability) -> NcResult<()> {
     let var = &ds.groups[g].vars[vi];
     let Some(req) = Request::of(var)? else {
@@ -489,6 +639,7 @@ fn setup(ds: &mut Dataset, g: usize, vi: usize, level: Durability) -> NcResult<(
     check_aggregatable(ds, var)?;
     let vname = var.name.clone();
     let shape = ds.var_shape(var);
+    let unlimited: Vec<bool> = var.dimids.iter().map(|&d| ds.dims[d].unlimited).collect();
     let dim_names: Vec<String> = var.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect();
     let coords: Vec<(usize, usize, usize)> = var
         .dimids
@@ -497,17 +648,7 @@ fn setup(ds: &mut Dataset, g: usize, vi: usize, level: Durability) -> NcResult<(
         .filter_map(|(k, &d)| coordinate_of(ds, g, d).map(|(cg, ci)| (k, cg, ci)))
         .filter(|&(_, cg, ci)| (cg, ci) != (g, vi))
         .collect();
-    let frag: Vec<usize> = match &req.shape {
-        Some(s) => s.iter().zip(&shape).map(|(&f, &n)| f.clamp(1, n.max(1))).collect(),
-        None => {
-            let mut known = vec![None; shape.len()];
-            for &(k, cg, ci) in &coords {
-                known[k] = grid::axis_from_cf(&hints(&ds.groups[cg].vars[ci]));
-            }
-            let axes: Vec<Axis> = grid::axes(&known);
-            grid::fragment_shape(&shape, &var.chunks, var.ty.size(), &axes, req.max_bytes)
-        }
-    };
+    let frag = fragment_shape(ds, var, &req, &coords);
     let sizes: Vec<Vec<usize>> = shape
         .iter()
         .zip(&frag)
@@ -518,27 +659,56 @@ fn setup(ds: &mut Dataset, g: usize, vi: usize, level: Durability) -> NcResult<(
         .try_fold(1usize, |a, s| a.checked_mul(s.len()))
         .filter(|&n| n <= crate::aggregate::parse::MAX_FRAGMENTS)
         .ok_or_else(|| invalid(&format!("{vname}: too many fragments")))?;
-    let master = MasterLoc::of(&ds.path)?;
-    let uris: Vec<String> = (0..count)
-        .map(|f| master.uri(req.template.as_deref(), &vname, &grid_index(&sizes, f)))
-        .collect();
-    if count > 1 && uris[0] == uris[1] {
-        return Err(invalid(&format!("{vname}: the fragment URI template needs {{index}}")));
-    }
-    let paths: Vec<String> = uris.iter().map(|u| master.open_path(u)).collect();
     let mut specs = vec![VarSpec::of(var, (0..shape.len()).collect())];
     for &(k, cg, ci) in &coords {
         specs.push(VarSpec::of(&ds.groups[cg].vars[ci], vec![k]));
     }
+    let maker = Maker {
+        master: MasterLoc::of(&ds.path)?,
+        template: req.template.clone(),
+        var: vname.clone(),
+        dim_names: dim_names.clone(),
+        specs,
+        extents: unlimited.iter().zip(&frag).map(|(&u, &f)| u.then_some(f)).collect(),
+        made: std::sync::Mutex::new(Made::default()),
+    };
+    // The template must tell fragments apart when there may be several.
+    let first = vec![0usize; sizes.len()];
+    let second: Vec<usize> = sizes
+        .iter()
+        .zip(&unlimited)
+        .map(|(s, &u)| usize::from(u || s.len() > 1))
+        .collect();
+    if second != first && maker.uri(&first) == maker.uri(&second) {
+        return Err(invalid(&format!("{vname}: the fragment URI template needs {{index}}")));
+    }
+    let grid = AggWriter::grid_of(&maker, sizes);
+    // The widest URI the table will hold: the grid's, or one with an index
+    // of seven digits along each unlimited dimension (more fragments than
+    // the read side accepts).
+    let far: Vec<usize> = grid
+        .sizes
+        .iter()
+        .zip(&unlimited)
+        .map(|(s, &u)| if u { 9_999_999 } else { s.len().saturating_sub(1) })
+        .collect();
+    let width = grid
+        .uris
+        .iter()
+        .map(|u| u.chars().count())
+        .chain([maker.uri(&far).chars().count()])
+        .max()
+        .unwrap_or(1);
     let made = pool::run_jobs((0..count).collect(), |f| {
-        let idx = grid_index(&sizes, f);
-        let lens: Vec<usize> = idx.iter().enumerate().map(|(d, &i)| sizes[d][i]).collect();
-        create_fragment(&paths[f], &dim_names, &lens, &specs, level).inspect_err(|e| {
-            crate::nclog!(crate::log::Level::Error, "aggregation fragment {}: {e:?}", paths[f]);
-        })
+        let idx = grid.index(f);
+        let lens: Vec<usize> = idx.iter().enumerate().map(|(d, &i)| grid.sizes[d][i]).collect();
+        maker
+            .create(&grid.paths[f], &lens)
+            .and_then(|mut d| crate::api::sync_all(&mut d, level))
     });
     made.into_iter().collect::<NcResult<Vec<()>>>()?;
-    let stored = write_tables(ds, g, &vname, &dim_names, &sizes, &uris)?;
+    let counts: Vec<usize> = grid.sizes.iter().map(Vec::len).collect();
+    let (tables, stored) = define_tables(ds, g, &vname, &dim_names, &unlimited, &counts, width)?;
     let coordinates = coords
         .iter()
         .map(|&(k, cg, ci)| Coordinate {
@@ -551,7 +721,14 @@ fn setup(ds: &mut Dataset, g: usize, vi: usize, level: Durability) -> NcResult<(
     let var = &mut ds.groups[g].vars[vi];
     var.atts.retain(|a| !REQUEST_ATTS.contains(&a.name.as_str()));
     var.meta_dirty = true;
-    var.external = Some(Arc::new(AggWriter::new(vname, sizes, paths, stored, coordinates)));
+    var.external = Some(Arc::new(AggWriter::new(
+        vname,
+        stored,
+        coordinates,
+        tables,
+        maker,
+        grid,
+    )));
     Ok(())
 }
 
@@ -572,29 +749,41 @@ fn writer_of(v: &Var) -> Option<Arc<dyn crate::model::ExternalData>> {
         .filter(|e| e.as_any().is_some_and(|a| a.is::<AggWriter>()))
 }
 
+/// Every aggregation being written in `ds`: its group, variable and writer.
+fn writers(ds: &Dataset) -> Vec<(usize, usize, Arc<dyn crate::model::ExternalData>)> {
+    let mut out = Vec::new();
+    for (g, grp) in ds.groups.iter().enumerate() {
+        for (vi, v) in grp.vars.iter().enumerate() {
+            if let Some(w) = writer_of(v) {
+                out.push((g, vi, w));
+            }
+        }
+    }
+    out
+}
+
 /// Before a sync of `ds` (nc_enddef, nc_sync, nc_close): variables asked to
-/// be aggregated become aggregations; those being written sync their open
-/// fragments and copy the master's coordinate values into them.
+/// be aggregated become aggregations; those being written grow their grid
+/// to the variable's length (another variable may have grown an unlimited
+/// dimension), sync their open fragments, copy the master's coordinate
+/// values into them, and rewrite the master's tables when the grid grew.
 pub fn before_sync(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     let mut asked = Vec::new();
-    let mut writers = Vec::new();
     for (g, grp) in ds.groups.iter().enumerate() {
         for (vi, v) in grp.vars.iter().enumerate() {
             if REQUEST_ATTS.iter().any(|n| v.att(n).is_some()) {
                 asked.push((g, vi));
-            }
-            if let Some(w) = writer_of(v) {
-                writers.push(w);
             }
         }
     }
     for (g, vi) in asked {
         setup(ds, g, vi, level)?;
     }
-    for ext in writers {
+    for (g, vi, ext) in writers(ds) {
         let Some(w) = ext.as_any().and_then(|a| a.downcast_ref::<AggWriter>()) else {
             continue;
         };
+        let lens = ds.var_shape(&ds.groups[g].vars[vi]);
         let mut values = Vec::new();
         for c in &w.coords {
             let v = ds.var(c.grp, c.varid)?;
@@ -615,9 +804,48 @@ pub fn before_sync(ds: &mut Dataset, level: Durability) -> NcResult<()> {
             )?;
             values.push((c.name.clone(), c.dim, data, ty));
         }
-        w.flush(level, &values)?;
+        w.flush(level, &lens, &values)?;
+        if let Some(rows) = w.tables_to_write()?
+            && let Err(e) = put_tables(ds, &w.tables, &w.name, &rows.sizes, &rows.uris)
+        {
+            w.tables_failed();
+            return Err(e);
+        }
     }
     Ok(())
+}
+
+/// nc_abort of `ds`: every aggregation being written closes its open
+/// fragments without syncing them; when `remove` (the dataset was created
+/// by this handle, and is removed) the fragments it created are removed
+/// too, with the local directories made for them.
+pub fn abort(ds: &Dataset, remove: bool) -> NcResult<()> {
+    let mut first_err = None;
+    for (_, _, ext) in writers(ds) {
+        let Some(w) = ext.as_any().and_then(|a| a.downcast_ref::<AggWriter>()) else {
+            continue;
+        };
+        w.drop_open();
+        if !remove {
+            continue;
+        }
+        let made = w.made();
+        for f in &made.fragments {
+            if let Err(e) = crate::api::destroy_dataset(f) {
+                crate::nclog!(crate::log::Level::Error, "aggregation fragment {f}: not removed: {e:?}");
+                first_err.get_or_insert(e);
+            }
+        }
+        // Deepest first; a directory that is not empty (something else was
+        // put there) stays.
+        let mut dirs = made.dirs;
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        dirs.dedup();
+        for d in dirs {
+            let _ = std::fs::remove_dir(&d);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
 }
 
 /// Run `f` (the metadata writer) with every aggregation being written in
@@ -673,6 +901,7 @@ mod tests {
             name: "out.zarr".into(),
             fragment: "mode=nczarr,file".into(),
             zip: false,
+            s3: false,
         };
         assert_eq!(m.uri(None, "tas", &[1, 0]), "out.zarr_tas/1_0.zarr");
         assert_eq!(m.uri(Some("f/{var}.{index}.zarr"), "tas", &[2]), "f/tas.2.zarr");
@@ -685,5 +914,18 @@ mod tests {
             "file:///data/x.zip#mode=nczarr,zip"
         );
         assert_eq!(grid_index(&[vec![1, 1, 1], vec![2, 2]], 3), vec![1, 1]);
+        // In S3, the master's mode goes with each (relative) URI.
+        let s3 = MasterLoc {
+            base: crate::aggregate::fragment::Base::Url("http://h:1/b/k/".into()),
+            name: "m.zarr".into(),
+            fragment: "mode=nczarr,s3".into(),
+            zip: false,
+            s3: true,
+        };
+        assert_eq!(s3.uri(None, "tas", &[0, 2]), "m.zarr_tas/0_2.zarr#mode=nczarr,s3");
+        assert_eq!(
+            s3.open_path(&s3.uri(None, "tas", &[0, 2])),
+            "http://h:1/b/k/m.zarr_tas/0_2.zarr#mode=nczarr,s3"
+        );
     }
 }
