@@ -137,7 +137,7 @@ bind_check "nccopy" /usr/bin/nccopy "$z" "file://$ds/c.zarr#mode=nczarr,file"
 for nd in /usr/bin/ncdump ${NCZ_EXTRA_NCDUMP:-}; do
     bind_check "$nd -L 1 -h" "$nd" -L 1 -h "$z"
     # Its usage text names the library it runs on: ours.
-    if ! bound "$nd" 2>&1 | grep -q 'library version .*nczarr-rs'; then
+    if ! grep -q 'library version .*nczarr-rs' <<<"$(bound "$nd" 2>&1)"; then
         echo "check-client-abi: FAIL: $nd does not run on $libdir"
         fail=1
     fi

@@ -1,6 +1,8 @@
 //! Reading an aggregated variable: the request is cut along the fragment
 //! grid, only the fragments it touches are read (those of one dataset in
-//! one job, the jobs on the worker pool), each fragment's part brought to
+//! one job, the jobs on the worker pool; remote fragments, whose opening
+//! waits on request after request, up to `REMOTE_JOBS` at once), each
+//! fragment's part brought to
 //! canonical form (omitted size-1 dimensions, its missing values as the
 //! aggregation's fill value, packing undone, same units) in the
 //! aggregated type, then converted into the caller's memory type and placed.
@@ -21,6 +23,18 @@ use crate::runtime::pool;
 
 /// Open fragment datasets an aggregated variable keeps.
 const CACHE_HANDLES: usize = 8;
+
+/// How many remote fragments (S3, HTTP) are opened and read at once: each
+/// spends most of its time waiting for responses (opening one is several
+/// metadata requests one after the other), which the worker pool's one
+/// thread per core would serialise.
+const REMOTE_JOBS: usize = 16;
+
+/// Whether a resolved fragment URI names a dataset on a server.
+fn is_remote(uri: &str) -> bool {
+    let scheme = uri.split_once("://").map_or("", |(s, _)| s);
+    ["s3", "http", "https"].iter().any(|r| scheme.eq_ignore_ascii_case(r))
+}
 
 /// The data source of one aggregated variable.
 #[derive(Debug)]
@@ -557,15 +571,21 @@ impl AggSource {
                 .unwrap_or_else(|| format!("\0{i}"));
             jobs.entry(key).or_default().push(i);
         }
+        let remote = jobs.keys().filter(|k| is_remote(k)).count();
         let jobs: Vec<Vec<usize>> = jobs.into_values().collect();
-        let results = pool::run_jobs(jobs, |list| {
+        let job = |list: Vec<usize>| {
             let mut range = false;
             for i in list {
                 let vals = self.read_block(&blocks[i], stride, &mut range)?;
                 put(&blocks[i], vals)?;
             }
             Ok::<bool, NcError>(range)
-        });
+        };
+        let results = if remote > 1 {
+            pool::run_waiting(jobs, REMOTE_JOBS, job)
+        } else {
+            pool::run_jobs(jobs, job)
+        };
         let mut out_of_range = false;
         for r in results {
             out_of_range |= r?;
@@ -652,6 +672,16 @@ impl ExternalData for AggSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_uris_are_told_by_their_scheme() {
+        for r in ["s3://b/k.zarr", "https://h/b/k.zarr#mode=nczarr,s3", "HTTP://h:7480/b/f.zarr#mode=zarr,s3"] {
+            assert!(is_remote(r), "{r}");
+        }
+        for l in ["/d/f.zarr", "file:///d/f.zarr#mode=nczarr,file", "f.zarr", "s3.zarr", "d/s3://x"] {
+            assert!(!is_remote(l), "{l}");
+        }
+    }
 
     #[test]
     fn pieces_follow_the_fragment_sizes() {

@@ -43,8 +43,9 @@ pub fn run_jobs<J: Send, R: Send>(jobs: Vec<J>, f: impl Fn(J) -> R + Sync + Send
     }
 }
 
-/// Run jobs that spend their time waiting for a device rather than
-/// computing (an `fdatasync` each): up to `max_threads` at once, the caller
+/// Run jobs that spend their time waiting for a device or a server rather
+/// than computing (an `fdatasync` each, or the requests of a remote
+/// fragment of an aggregation): up to `max_threads` at once, the caller
 /// and short-lived threads of their own. The pool has one thread per core,
 /// but a disk serves many waiting requests together (it merges their cache
 /// flushes): 256 `fdatasync`s take 5 ms each one after the other on an ext4
