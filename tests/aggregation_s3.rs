@@ -14,22 +14,6 @@ mod common;
 use common::def::{Def, c, ok, shape};
 use common::nc::*;
 
-fn server() -> Option<common::S3Server> {
-    let srv = common::s3_server()?;
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: set once, before any test of this binary reads them, to the
-        // same values for every test.
-        unsafe {
-            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
-            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
-            std::env::set_var("AWS_ENDPOINT_URL_S3", &srv.endpoint);
-            std::env::set_var("NCRCENV_IGNORE", "1");
-        }
-    });
-    Some(srv)
-}
-
 /// A prefix no other run uses.
 fn unique_prefix(what: &str) -> String {
     let t = std::time::SystemTime::now()
@@ -85,7 +69,9 @@ const WANT: [f32; 5] = [1.0, 2.0, 10.0, 20.0, 30.0];
 
 #[test]
 fn master_in_s3_with_relative_fragment_uris() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(true) else {
+        return;
+    };
     let base = format!("{}/{}/{}", srv.endpoint, srv.bucket, unique_prefix("rel"));
     fragment(&format!("{base}/f0.zarr#mode=nczarr,s3"), &[1.0, 2.0]);
     fragment(&format!("{base}/sub/f1.zarr#mode=nczarr,s3"), &[10.0, 20.0, 30.0]);
@@ -101,7 +87,9 @@ fn master_in_s3_with_relative_fragment_uris() {
 
 #[test]
 fn local_master_with_s3_fragment_uris() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(true) else {
+        return;
+    };
     let prefix = unique_prefix("abs");
     let base = format!("{}/{}/{prefix}", srv.endpoint, srv.bucket);
     fragment(&format!("{base}/f0.zarr#mode=nczarr,s3"), &[1.0, 2.0]);

@@ -13,20 +13,6 @@ mod common;
 use common::def::{Def, c, ok, shape};
 use common::nc::*;
 
-fn server() -> Option<common::S3Server> {
-    let srv = common::s3_server()?;
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: set once, before this binary's test reads them.
-        unsafe {
-            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
-            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
-            std::env::set_var("NCRCENV_IGNORE", "1");
-        }
-    });
-    Some(srv)
-}
-
 const FILL: f32 = -999.0;
 
 fn val(t: usize, l: usize) -> f32 {
@@ -80,7 +66,9 @@ fn write_master(url: &str) -> Def {
 
 #[test]
 fn an_aggregation_in_s3_reads_back_through_relative_uris() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -23,21 +23,6 @@ use netcdf::storage::file::FileStore;
 use netcdf::storage::s3::{Environment, S3Options, S3Store, config};
 use netcdf::storage::{Key, Store};
 
-fn server() -> Option<common::S3Server> {
-    let srv = common::s3_server()?;
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: set once, before any test of this binary reads them, to the
-        // same values for every test.
-        unsafe {
-            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
-            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
-            std::env::set_var("NCRCENV_IGNORE", "1");
-        }
-    });
-    Some(srv)
-}
-
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
 }
@@ -105,7 +90,9 @@ fn unique(what: &str) -> String {
 }
 
 fn same_as_directory(mode: &str) {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ds.zarr");
     write(&format!("file://{}#mode={mode},file", path.display()));
@@ -236,7 +223,9 @@ fn get_strided(ncid: i32, v: i32, start: [usize; 3], count: [usize; 3], stride: 
 /// every value lands in its place (a subset, a strided read, a whole read).
 #[test]
 fn chunks_decoded_as_they_arrive_land_in_place() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     let layout = Layout {
         chunks: [2, 4, 5],
         deflate: true,
@@ -251,7 +240,9 @@ fn chunks_decoded_as_they_arrive_land_in_place() {
 /// the bytes they need.
 #[test]
 fn inner_chunks_of_shards_land_in_place() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     for deflate in [false, true] {
         let layout = Layout {
             chunks: [2, 4, 5],
@@ -317,7 +308,9 @@ fn reads_land_in_place(srv: &common::S3Server, what: &str, layout: Layout) {
 /// whole and strided, uncompressed and compressed.
 #[test]
 fn streamed_read_of_many_batches_lands_in_place() {
-    let Some(srv) = server() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     // 100 chunks of 256 KiB: more than one batch of fetches.
     let (nz, ny, nx) = (100usize, 256usize, 256usize);
     let value = |i: usize| (i as i32).wrapping_mul(7).wrapping_add(3);

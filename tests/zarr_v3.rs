@@ -1443,23 +1443,6 @@ fn netcdf_c_draft_conventions_read() {
 
 // ----- S3 -----
 
-/// The S3 test server (scripts/s3-server.sh), its credentials where the
-/// library looks for them; None (skipped) with NCZ_S3=0.
-fn s3() -> Option<common::S3Server> {
-    let srv = common::s3_server()?;
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: set once, before any S3 test of this binary opens a
-        // dataset, to the same values for every test.
-        unsafe {
-            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
-            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
-            std::env::set_var("NCRCENV_IGNORE", "1");
-        }
-    });
-    Some(srv)
-}
-
 /// A dataset prefix of its own in the bucket.
 fn s3_prefix(srv: &common::S3Server, what: &str) -> String {
     let t = std::time::SystemTime::now()
@@ -1494,7 +1477,9 @@ fn upload(store: &dyn netcdf::storage::Store, dir: &Path) {
 #[test]
 fn v3_through_s3() {
     use netcdf::storage::Store;
-    let Some(srv) = s3() else { return };
+    let Some(srv) = common::s3_server_in_env(false) else {
+        return;
+    };
     // What zarr-python wrote (consolidated; sharded with ranged reads).
     for name in ["zp3_defaults.zarr", "zp3_shards.zarr"] {
         let base = s3_prefix(&srv, name);

@@ -675,10 +675,20 @@ mod tests {
 
     #[test]
     fn remote_uris_are_told_by_their_scheme() {
-        for r in ["s3://b/k.zarr", "https://h/b/k.zarr#mode=nczarr,s3", "HTTP://h:7480/b/f.zarr#mode=zarr,s3"] {
+        for r in [
+            "s3://b/k.zarr",
+            "https://h/b/k.zarr#mode=nczarr,s3",
+            "HTTP://h:7480/b/f.zarr#mode=zarr,s3",
+        ] {
             assert!(is_remote(r), "{r}");
         }
-        for l in ["/d/f.zarr", "file:///d/f.zarr#mode=nczarr,file", "f.zarr", "s3.zarr", "d/s3://x"] {
+        for l in [
+            "/d/f.zarr",
+            "file:///d/f.zarr#mode=nczarr,file",
+            "f.zarr",
+            "s3.zarr",
+            "d/s3://x",
+        ] {
             assert!(!is_remote(l), "{l}");
         }
     }

@@ -83,3 +83,25 @@ pub fn s3_server() -> Option<S3Server> {
         secret: need("NCZ_S3_SECRET_ACCESS_KEY"),
     })
 }
+
+/// [`s3_server`], with its credentials (and, with `endpoint`, its endpoint
+/// as `AWS_ENDPOINT_URL_S3`) set where the library looks for them, and
+/// `.ncrc` files ignored: once per test binary, the same values for every
+/// test of it.
+pub fn s3_server_in_env(endpoint: bool) -> Option<S3Server> {
+    let srv = s3_server()?;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: set once, before any test of this binary opens a dataset
+        // (each calls this first), to the same values for every test.
+        unsafe {
+            std::env::set_var("AWS_ACCESS_KEY_ID", &srv.key_id);
+            std::env::set_var("AWS_SECRET_ACCESS_KEY", &srv.secret);
+            if endpoint {
+                std::env::set_var("AWS_ENDPOINT_URL_S3", &srv.endpoint);
+            }
+            std::env::set_var("NCRCENV_IGNORE", "1");
+        }
+    });
+    Some(srv)
+}
