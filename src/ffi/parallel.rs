@@ -76,6 +76,29 @@ unsafe fn open_par(
     Ok(())
 }
 
+/// The four create/open exports: a path that is not Zarr to the parallel
+/// system libnetcdf when there is one, else (Zarr, or no such library)
+/// through this library's parallel layer; the status code.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `ncidp` is NULL or writable; `comm`
+/// and `info` are the calling process's MPI handles.
+unsafe fn create_or_open_par(
+    create: bool,
+    path: *const c_char,
+    mode: c_int,
+    comm: CommArg,
+    info: InfoArg,
+    ncidp: *mut c_int,
+) -> c_int {
+    // SAFETY: this function's contract is open_par_not_zarr's.
+    if let Some(rc) = unsafe { open_par_not_zarr(create, path, mode, comm, info, ncidp) } {
+        return rc;
+    }
+    // SAFETY: this function's contract is open_par's.
+    code_of(unsafe { open_par(create, path, mode, comm, info, ncidp) })
+}
+
 /// # Safety
 /// Pointer arguments must satisfy this module's contract (see the module documentation).
 #[unsafe(no_mangle)]
@@ -87,12 +110,8 @@ pub unsafe extern "C" fn nc_create_par(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: this export's contract is open_par_not_zarr's.
-        if let Some(rc) = unsafe { open_par_not_zarr(true, path, cmode, CommArg::C(comm), InfoArg::C(info), ncidp) } {
-            return rc;
-        }
-        // SAFETY: this export's contract is open_par's.
-        code_of(unsafe { open_par(true, path, cmode, CommArg::C(comm), InfoArg::C(info), ncidp) })
+        // SAFETY: this export's contract is create_or_open_par's.
+        unsafe { create_or_open_par(true, path, cmode, CommArg::C(comm), InfoArg::C(info), ncidp) }
     })
 }
 
@@ -107,12 +126,8 @@ pub unsafe extern "C" fn nc_open_par(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: this export's contract is open_par_not_zarr's.
-        if let Some(rc) = unsafe { open_par_not_zarr(false, path, mode, CommArg::C(comm), InfoArg::C(info), ncidp) } {
-            return rc;
-        }
-        // SAFETY: this export's contract is open_par's.
-        code_of(unsafe { open_par(false, path, mode, CommArg::C(comm), InfoArg::C(info), ncidp) })
+        // SAFETY: this export's contract is create_or_open_par's.
+        unsafe { create_or_open_par(false, path, mode, CommArg::C(comm), InfoArg::C(info), ncidp) }
     })
 }
 
@@ -127,12 +142,8 @@ pub unsafe extern "C" fn nc_create_par_fortran(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: this export's contract is open_par_not_zarr's.
-        if let Some(rc) = unsafe { open_par_not_zarr(true, path, cmode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) } {
-            return rc;
-        }
-        // SAFETY: this export's contract is open_par's.
-        code_of(unsafe { open_par(true, path, cmode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) })
+        // SAFETY: this export's contract is create_or_open_par's.
+        unsafe { create_or_open_par(true, path, cmode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) }
     })
 }
 
@@ -147,12 +158,8 @@ pub unsafe extern "C" fn nc_open_par_fortran(
     ncidp: *mut c_int,
 ) -> c_int {
     ffi_boundary!(code {
-        // SAFETY: this export's contract is open_par_not_zarr's.
-        if let Some(rc) = unsafe { open_par_not_zarr(false, path, mode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) } {
-            return rc;
-        }
-        // SAFETY: this export's contract is open_par's.
-        code_of(unsafe { open_par(false, path, mode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) })
+        // SAFETY: this export's contract is create_or_open_par's.
+        unsafe { create_or_open_par(false, path, mode, CommArg::Fortran(comm), InfoArg::Fortran(info), ncidp) }
     })
 }
 
