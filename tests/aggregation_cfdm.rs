@@ -17,30 +17,10 @@ mod common;
 use common::def::{Def, c, ok, shape};
 use common::nc::*;
 
-fn venv_python() -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let venv = std::env::var("NCZ_VENV").unwrap_or_else(|_| format!("{home}/.cache/nczarr-venv"));
-    format!("{venv}/bin/python")
-}
-
 /// cfdm's reading of `var` in `master`: its shape and one line per value.
 fn cfdm_reads(master: &Path, var: &str) -> (Vec<usize>, Vec<String>) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/cfdm_read.py");
-    let py = venv_python();
-    let out = std::process::Command::new(&py)
-        .arg(&script)
-        .arg(master)
-        .arg(var)
-        .output()
-        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "cfdm failed:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = common::run_cfdm("cfdm_read.py", &[master.as_os_str(), std::ffi::OsStr::new(var)]);
     let mut lines = text.lines();
-    assert!(lines.next().unwrap().starts_with("cfdm 1.13"), "{text}");
     let shape = lines
         .next()
         .unwrap()

@@ -105,3 +105,32 @@ pub fn s3_server_in_env(endpoint: bool) -> Option<S3Server> {
     });
     Some(srv)
 }
+
+/// The project's Python venv (`NCZ_VENV`, by default
+/// `~/.cache/nczarr-venv`, which scripts/install-deps.sh makes).
+pub fn venv_dir() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    std::env::var("NCZ_VENV").unwrap_or_else(|_| format!("{home}/.cache/nczarr-venv"))
+}
+
+/// Run `tests/interop/<script>` with `args` on the venv's Python, which has
+/// cfdm: the script must succeed and print cfdm's version (1.13) first.
+/// Its output after that line.
+pub fn run_cfdm(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop").join(script);
+    let py = format!("{}/bin/python", venv_dir());
+    let out = std::process::Command::new(&py)
+        .arg(&script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{py}: {e} (scripts/install-deps.sh makes the venv with cfdm)"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "cfdm failed (scripts/install-deps.sh installs it and UDUNITS-2):\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    assert!(first.starts_with("cfdm 1.13"), "{text}");
+    rest.to_string()
+}
