@@ -1,11 +1,12 @@
 //! What reaches the disk, counted under `strace`: the test binary runs
 //! itself as a child under `strace -f -y`, which logs every `fsync`,
 //! `fdatasync`, `syncfs` and `sync` with the path of its descriptor, every
-//! rename and directory creation, and the marks the child leaves between the
+//! rename, link, file created in place (a new array's metadata) and
+//! directory creation, and the marks the child leaves between the
 //! steps of a scenario (a `chdir` to a path that does not exist). Each step's
 //! syncs are then compared with what the step must make durable:
 //! - by default nc_enddef and nc_close sync nothing at all;
-//! - nc_sync syncs exactly the files renamed into place since the last
+//! - nc_sync syncs exactly the files put into place since the last
 //!   durable flush (`fdatasync`) and the directories whose entries changed
 //!   (`fsync`), never the whole file system (`syncfs`, `sync`);
 //! - the mode key `durable` and `NCZARR_DURABLE=1` make nc_enddef and
@@ -86,8 +87,8 @@ fn strace_child() {
 enum Call {
     /// `fdatasync`, `fsync`, `syncfs` or `sync`, with its descriptor's path.
     Sync(&'static str, PathBuf),
-    /// An object put into place, from and to: a rename, or a link of an
-    /// anonymous file (from empty).
+    /// An object put into place, from and to: a rename, or (from empty) a
+    /// link of an anonymous file or a new file created at its name.
     Renamed(PathBuf, PathBuf),
     /// A directory created.
     Made(PathBuf),
@@ -123,7 +124,7 @@ fn traced(scenario: &str, url: &str, env: &[(&str, &str)]) -> Steps {
         .arg(log.path())
         .args([
             "-e",
-            "trace=fsync,fdatasync,syncfs,sync,chdir,rename,renameat,renameat2,linkat,mkdir,mkdirat",
+            "trace=fsync,fdatasync,syncfs,sync,chdir,rename,renameat,renameat2,linkat,mkdir,mkdirat,open,openat",
         ])
         .arg(std::env::current_exe().unwrap())
         .args(["--exact", "strace_child", "--nocapture", "--test-threads=1"])
@@ -222,6 +223,15 @@ fn parse(log: &str) -> Steps {
             // A new object linked into place from an anonymous file (by its
             // descriptor: `""`, or through /proc/self/fd): placed like a rename.
             "linkat" if ok && !paths.is_empty() => {
+                calls.push(Call::Renamed(PathBuf::new(), PathBuf::from(paths[paths.len() - 1])))
+            }
+            // A new object created in place at its own name (not a
+            // temporary one, which a rename places later).
+            "open" | "openat"
+                if args.contains("O_CREAT|O_EXCL")
+                    && !line.contains(" = -1 ")
+                    && paths.last().is_some_and(|p| !unplaced(Path::new(p))) =>
+            {
                 calls.push(Call::Renamed(PathBuf::new(), PathBuf::from(paths[paths.len() - 1])))
             }
             "mkdir" | "mkdirat" if ok && !paths.is_empty() => calls.push(Call::Made(PathBuf::from(paths[0]))),
@@ -519,6 +529,10 @@ fn strace_log_forms() {
 100 renameat2(AT_FDCWD</d>, \"a\", AT_FDCWD</d>, \"b\", RENAME_NOREPLACE) = 0
 100 fsync(3</d>) = 0
 100 syncfs(3</d>) = 0
+100 openat(AT_FDCWD</d>, \"/d/x/.zarray\", O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0660) = 5</d/x/.zarray>
+100 openat(AT_FDCWD</d>, \"/d/x/.zattrs\", O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0660) = -1 EEXIST (File exists)
+100 openat(AT_FDCWD</d>, \"/d/x/.nczarr-tmp.1.2\", O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0660) = 6</d/x/.nczarr-tmp.1.2>
+100 openat(AT_FDCWD</d>, \"/d/x/.zgroup\", O_RDONLY|O_CLOEXEC) = 7</d/x/.zgroup>
 ";
     let steps = parse(log);
     assert_eq!(
@@ -538,6 +552,7 @@ fn strace_log_forms() {
                     Call::Renamed("a".into(), "b".into()),
                     Call::Sync("fsync", "/d".into()),
                     Call::Sync("syncfs", "/d".into()),
+                    Call::Renamed("".into(), "/d/x/.zarray".into()),
                 ]
             ),
         ]

@@ -52,6 +52,23 @@ mod conformance {
         assert_eq!(s.get(&k("x/y/0.3"), 10_000).unwrap().as_deref(), Some(&data[..]));
     }
 
+    /// `put_new`: a new object (its folders made as needed), or, if one is
+    /// there after all, replaced whole as `put` replaces.
+    pub fn put_new(s: &dyn Store) {
+        s.put_new(&k("n/a/.zarray"), b"{\"zarr_format\": 2}").unwrap();
+        assert_eq!(
+            s.get(&k("n/a/.zarray"), 100).unwrap().as_deref(),
+            Some(&b"{\"zarr_format\": 2}"[..])
+        );
+        s.put(&k("n/b/.zattrs"), b"old and longer").unwrap();
+        s.put_new(&k("n/b/.zattrs"), b"new").unwrap();
+        assert_eq!(s.get(&k("n/b/.zattrs"), 100).unwrap().as_deref(), Some(&b"new"[..]));
+        s.put_new(&k("n/b/.zarray"), b"").unwrap();
+        assert_eq!(s.get(&k("n/b/.zarray"), 0), Ok(Some(vec![])));
+        assert_eq!(s.list(&k("n")).unwrap(), vec!["a", "b"]);
+        assert_eq!(s.list(&k("n/b")).unwrap(), vec![".zarray", ".zattrs"]);
+    }
+
     pub fn overwrite(s: &dyn Store) {
         s.put(&k(".zattrs"), b"{\"a\": 1, \"long\": \"value\"}").unwrap();
         s.put(&k(".zattrs"), b"{}").unwrap();
@@ -404,7 +421,7 @@ macro_rules! conformance_suite {
         mod $backend {
             use super::*;
             conformance_suite!(@tests $make;
-                get_absent, round_trip, overwrite, max_len, ranges, sized_ranges, get_ranges, lists, list_order,
+                get_absent, round_trip, put_new, overwrite, max_len, ranges, sized_ranges, get_ranges, lists, list_order,
                 deletes, odd_keys, empty_object, object_prefix_conflict,
                 concurrent_distinct, concurrent_same_key, concurrent_put_delete, read_parts, flush);
         }
@@ -593,6 +610,41 @@ fn file_symlink_read_follows_write_replaces() {
     assert_eq!(store.list(&k("lnkdir")).unwrap(), vec!["keep"]);
     store.delete(&k("lnkdir")).unwrap();
     assert_eq!(fs::read(outdir.join("keep")).unwrap(), b"keep");
+}
+
+#[test]
+fn file_put_new_replaces_a_link_and_leaves_no_temporary_file() {
+    let (store, dir) = new_file_store();
+    let target = dir.path().join("outside.txt");
+    fs::write(&target, b"target").unwrap();
+    fs::create_dir(store.root().join("v")).unwrap();
+    std::os::unix::fs::symlink(&target, store.root().join("v/.zarray")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), store.root().join("v/.zattrs")).unwrap();
+    store.put_new(&k("v/.zarray"), b"replaced").unwrap();
+    store.put_new(&k("v/.zattrs"), b"{}").unwrap();
+    assert_eq!(
+        store.get(&k("v/.zarray"), 100).unwrap().as_deref(),
+        Some(&b"replaced"[..])
+    );
+    assert_eq!(store.get(&k("v/.zattrs"), 100).unwrap().as_deref(), Some(&b"{}"[..]));
+    for name in [".zarray", ".zattrs"] {
+        let meta = fs::symlink_metadata(store.root().join("v").join(name)).unwrap();
+        assert!(meta.file_type().is_file(), "{name} is a regular file now");
+    }
+    assert_eq!(fs::read(&target).unwrap(), b"target");
+    assert!(
+        !dir.path().join("nowhere").exists(),
+        "a dangling link is not written through"
+    );
+    // In place: no temporary name is left, in the folders made or found.
+    store.put_new(&k("w/x/.zarray"), b"{}").unwrap();
+    for d in ["v", "w/x"] {
+        assert_eq!(tmp_leftovers(&store.root().join(d)), Vec::<String>::new());
+    }
+    // A read-only store refuses it.
+    let ro = FileStore::open(store.root(), false).unwrap();
+    assert_eq!(ro.put_new(&k("y/.zarray"), b"{}"), Err(StoreError::ReadOnly));
+    assert!(!store.root().join("y").exists());
 }
 
 #[test]

@@ -468,3 +468,75 @@ pub fn def_var_shards(ds: &mut Dataset, grp: usize, varid: i32, sizes: Option<&[
 pub fn inq_var_shards(ds: &Dataset, grp: usize, varid: i32) -> NcResult<Option<Vec<usize>>> {
     Ok(ds.var(grp, varid)?.shards.as_ref().map(|l| l.shard.clone()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::Placement;
+    use std::sync::Mutex;
+
+    /// A sync stores a new array's objects as new ones, `.zattrs` for
+    /// every new array before any `.zarray` (which makes it an array); an
+    /// array stored before has its objects replaced; the groups come last.
+    #[test]
+    fn new_arrays_are_stored_as_new_objects_in_steps() {
+        for v3 in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("d.zarr");
+            let mode = if v3 { "nczarr,v3,file" } else { "nczarr,file" };
+            let url = format!("file://{}#mode={mode}", path.display());
+            let mut ds = create_dataset(&url, NC_NETCDF4).unwrap();
+            let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+            ds.def_var(0, "old", NcType::Int, &[x]).unwrap();
+            sync_all(&mut ds, Durability::Visible).unwrap();
+            ds.put_att(
+                0,
+                0,
+                "units",
+                NcType::Char,
+                crate::model::AttValue::Bytes(b"m".to_vec()),
+            )
+            .unwrap();
+            ds.def_var(0, "a", NcType::Int, &[x]).unwrap();
+            ds.def_var(0, "b", NcType::Float, &[x]).unwrap();
+            let calls: Mutex<Vec<(Placement, Vec<String>)>> = Mutex::new(Vec::new());
+            let record = |store: &dyn Store, objs: write::Batch, how: Placement| {
+                let keys = objs.iter().map(|(k, _)| k.as_str().to_string()).collect();
+                calls.lock().unwrap().push((how, keys));
+                crate::engine::put_all(store, objs, how)
+            };
+            write::sync_metadata(&mut ds, &record).unwrap();
+            let calls = calls.into_inner().unwrap();
+            let want: Vec<(Placement, Vec<&str>)> = if v3 {
+                vec![
+                    (Placement::Replace, vec!["old/zarr.json"]),
+                    (Placement::New, vec!["a/zarr.json", "b/zarr.json"]),
+                    (Placement::Replace, vec!["zarr.json"]),
+                ]
+            } else {
+                vec![
+                    (Placement::Replace, vec!["old/.zattrs", "old/.zarray"]),
+                    (Placement::New, vec!["a/.zattrs", "b/.zattrs"]),
+                    (Placement::New, vec!["a/.zarray", "b/.zarray"]),
+                    (Placement::Replace, vec![".zgroup", ".zattrs"]),
+                ]
+            };
+            let got: Vec<(Placement, Vec<&str>)> = calls
+                .iter()
+                .map(|(how, keys)| (*how, keys.iter().map(|k| k.trim_start_matches('/')).collect()))
+                .collect();
+            assert_eq!(got, want, "v3 {v3}");
+            // What was stored reads back.
+            drop(ds);
+            let ncid = open(&url, 0).unwrap();
+            let (shared, _) = handles::get(ncid).unwrap();
+            let names: Vec<String> = shared.lock().unwrap().groups[0]
+                .vars
+                .iter()
+                .map(|v| v.name.clone())
+                .collect();
+            assert_eq!(names, ["old", "a", "b"]);
+            close(ncid).unwrap();
+        }
+    }
+}

@@ -476,7 +476,7 @@ fn metadata(ds: &mut Dataset, par: &Parallel) -> NcResult<()> {
 fn mute_metadata(ds: &mut Dataset) {
     let real = ds.store.clone();
     ds.store = Arc::new(Muted(real.clone()));
-    let r = write::sync_metadata(ds, &|_, _| Ok(()));
+    let r = write::sync_metadata(ds, &|_, _, _| Ok(()));
     ds.store = real;
     if let Err(e) = r {
         crate::nclog!(Level::Warn, "parallel: metadata model update failed: {:?}", e);

@@ -11,7 +11,7 @@ use crate::error::{NcError, NcResult};
 use crate::model::Dataset;
 use crate::model::cache::Evicted;
 use crate::runtime::{buffers, pool};
-use crate::storage::{Key, Store};
+use crate::storage::{Key, Placement, Store};
 
 /// How many encoded chunks a flush to a store with concurrent requests
 /// holds at a time.
@@ -124,8 +124,14 @@ pub(super) fn write_evicted(chunks: &VarChunks, store: &dyn Store, ev: Vec<Evict
 }
 
 /// Store a set of objects on the worker pool (metadata written at sync).
-pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>) -> NcResult<()> {
-    let put = |(k, b): &(Key, Vec<u8>)| store.put(k, b).map_err(NcError::from);
+pub fn put_all(store: &dyn Store, objs: Vec<(Key, Vec<u8>)>, how: Placement) -> NcResult<()> {
+    let put = |(k, b): &(Key, Vec<u8>)| {
+        match how {
+            Placement::Replace => store.put(k, b),
+            Placement::New => store.put_new(k, b),
+        }
+        .map_err(NcError::from)
+    };
     let threads = pool::threads().max(1);
     if objs.len() > 1 && store.concurrent_requests() {
         store
@@ -345,7 +351,7 @@ mod tests {
         let objs: Vec<(Key, Vec<u8>)> = (0..50)
             .map(|i| (Key::new(&format!("m/{i}")).unwrap(), vec![i as u8]))
             .collect();
-        put_all(store.as_ref(), objs).unwrap();
+        put_all(store.as_ref(), objs, Placement::Replace).unwrap();
         for i in 0..50 {
             assert_eq!(get(&store, &format!("m/{i}")), Some(vec![i as u8]));
         }

@@ -65,65 +65,76 @@ impl Out {
 
     /// Serialise in netcdf-c's style: `", "` and `": "` in objects, arrays compact.
     pub fn to_json(&self) -> String {
-        let mut s = String::new();
-        self.write(&mut s);
-        s
+        // Only UTF-8 is pushed: ASCII, Rust's number formatting, `str`s
+        // escaped by serde_json.
+        String::from_utf8(self.to_json_bytes()).expect("JSON output is UTF-8")
     }
 
-    fn write(&self, s: &mut String) {
+    /// [`Out::to_json`] as the bytes of a metadata object.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(256);
+        self.write(&mut b);
+        b
+    }
+
+    fn write(&self, b: &mut Vec<u8>) {
+        use std::io::Write;
+        // Writing to a Vec cannot fail.
         match self {
-            Out::Null => s.push_str("null"),
-            Out::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
-            Out::I(i) => s.push_str(&i.to_string()),
-            Out::U(u) => s.push_str(&u.to_string()),
-            Out::F32(f) => write_float(s, f64::from(*f), float32_digits(*f)),
-            Out::F64(f) => write_float(s, *f, float64_digits(*f)),
-            Out::Str(t) => s.push_str(&Value::String(t.clone()).to_string()),
-            Out::Raw(t) => s.push_str(t),
+            Out::Null => b.extend_from_slice(b"null"),
+            Out::Bool(v) => b.extend_from_slice(if *v { b"true" } else { b"false" }),
+            Out::I(i) => {
+                let _ = write!(b, "{i}");
+            }
+            Out::U(u) => {
+                let _ = write!(b, "{u}");
+            }
+            Out::F32(f) => write_float(b, f64::from(*f), |b| write!(b, "{f:?}")),
+            Out::F64(f) => write_float(b, *f, |b| write!(b, "{f:?}")),
+            Out::Str(t) => write_str(b, t),
+            Out::Raw(t) => b.extend_from_slice(t.as_bytes()),
             Out::Arr(a) => {
-                s.push('[');
+                b.push(b'[');
                 for (i, v) in a.iter().enumerate() {
                     if i > 0 {
-                        s.push(',');
+                        b.push(b',');
                     }
-                    v.write(s);
+                    v.write(b);
                 }
-                s.push(']');
+                b.push(b']');
             }
             Out::Obj(o) => {
-                s.push('{');
+                b.push(b'{');
                 for (i, (k, v)) in o.iter().enumerate() {
                     if i > 0 {
-                        s.push_str(", ");
+                        b.extend_from_slice(b", ");
                     }
-                    s.push_str(&Value::String(k.clone()).to_string());
-                    s.push_str(": ");
-                    v.write(s);
+                    write_str(b, k);
+                    b.extend_from_slice(b": ");
+                    v.write(b);
                 }
-                s.push('}');
+                b.push(b'}');
             }
         }
     }
 }
 
-fn float32_digits(f: f32) -> String {
-    format!("{f:?}")
-}
-
-fn float64_digits(f: f64) -> String {
-    format!("{f:?}")
+/// A JSON string, escaped as serde_json escapes it.
+fn write_str(b: &mut Vec<u8>, t: &str) {
+    // Serialising a str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *b, t);
 }
 
 /// Write a float as JSON: NaN and infinities as the strings Zarr uses, finite
-/// values with the shortest digits that read back to the same value.
-fn write_float(s: &mut String, f: f64, digits: String) {
+/// values with the shortest digits that read back to the same value
+/// (`digits`: Rust prints "1e300" / "1.5" / "-0.0", all valid JSON numbers).
+fn write_float(b: &mut Vec<u8>, f: f64, digits: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) {
     if f.is_nan() {
-        s.push_str("\"NaN\"");
+        b.extend_from_slice(b"\"NaN\"");
     } else if f.is_infinite() {
-        s.push_str(if f > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+        b.extend_from_slice(if f > 0.0 { b"\"Infinity\"" } else { b"\"-Infinity\"" });
     } else {
-        // Rust prints "1e300" / "1.5" / "-0.0": all valid JSON numbers.
-        s.push_str(&digits);
+        let _ = digits(b);
     }
 }
 

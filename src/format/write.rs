@@ -6,7 +6,7 @@ use super::json::{Out, att_to_out, bytes_to_out};
 use crate::error::NcResult;
 use crate::model::types::NcType;
 use crate::model::{Att, AttValue, Dataset, StringLayout, Var};
-use crate::storage::{Key, Store, move_tree};
+use crate::storage::{Key, Placement, Store, move_tree};
 
 /// The `_NCProperties` value this library writes.
 pub fn ncproperties() -> String {
@@ -268,7 +268,72 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
 pub type Batch = Vec<(Key, Vec<u8>)>;
 
 fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
-    Ok((Key::new(key)?, v.to_json().into_bytes()))
+    Ok((Key::new(key)?, v.to_json_bytes()))
+}
+
+/// The arrays whose metadata changed: (group, variable, key).
+pub(super) fn dirty_arrays(ds: &Dataset) -> Vec<(usize, usize, String)> {
+    let mut dirty = Vec::new();
+    for g in 0..ds.groups.len() {
+        for (vi, var) in ds.groups[g].vars.iter().enumerate() {
+            if var.meta_dirty {
+                dirty.push((g, vi, ds.var_key(g, &var.name)));
+            }
+        }
+    }
+    dirty
+}
+
+/// Below this many arrays their metadata is built on the calling thread: a
+/// trip to the pool costs more than building a few objects.
+const POOL_BUILD_MIN: usize = 64;
+
+/// How `sync_metadata` stores a batch of objects (`engine::put_all`).
+pub type PutAll<'a> = &'a dyn Fn(&dyn Store, Batch, Placement) -> NcResult<()>;
+
+/// Build and store the metadata objects of the arrays `dirty` (see
+/// [`dirty_arrays`]); `build` makes an array's objects from its key and
+/// variable, the one that makes it an array last. Many arrays (a dataset
+/// of thousands of variables) are built on the pool: building only reads
+/// the dataset. An array stored before has its objects replaced; a new
+/// one's are new objects (`Placement::New`), stored in `build`'s order,
+/// each step for every new array before the next: a reader finds the
+/// array only once its other objects are whole, and a half-written last
+/// object is invalid metadata, which it reports and skips.
+pub(super) fn store_array_objects(
+    ds: &Dataset,
+    dirty: &[(usize, usize, String)],
+    build: impl Fn(&str, &Var) -> NcResult<Batch> + Sync,
+    put_all: PutAll<'_>,
+) -> NcResult<()> {
+    use rayon::prelude::*;
+    let one = |(g, vi, key): &(usize, usize, String)| build(key, &ds.groups[*g].vars[*vi]);
+    let per_array: Vec<Batch> = if dirty.len() < POOL_BUILD_MIN {
+        dirty.iter().map(one).collect::<NcResult<_>>()?
+    } else {
+        crate::runtime::pool::on_pool(|| dirty.par_iter().map(one).collect::<NcResult<_>>())?
+    };
+    let mut replace = Batch::new();
+    let mut steps: Vec<Batch> = Vec::new();
+    for ((g, vi, _), objs) in dirty.iter().zip(per_array) {
+        if ds.groups[*g].vars[*vi].created {
+            replace.extend(objs);
+            continue;
+        }
+        for (step, obj) in objs.into_iter().enumerate() {
+            if steps.len() <= step {
+                steps.push(Batch::new());
+            }
+            steps[step].push(obj);
+        }
+    }
+    let store = ds.store.as_ref();
+    if !replace.is_empty() {
+        put_all(store, replace, Placement::Replace)?;
+    }
+    steps
+        .into_iter()
+        .try_for_each(|step| put_all(store, step, Placement::New))
 }
 
 /// Write all changed metadata through `put_all`, in phases that each finish
@@ -276,7 +341,7 @@ fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
 /// group never lists a child that is not written yet), then `.zmetadata`.
 /// Chunks must have been flushed before, so that metadata never describes
 /// data that is not there yet. State is marked clean only once written.
-pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> NcResult<()>) -> NcResult<()> {
+pub fn sync_metadata(ds: &mut Dataset, put_all: PutAll<'_>) -> NcResult<()> {
     apply_renames(ds)?;
     if ds.flavor.v3 {
         return super::v3::write::sync_metadata(ds, put_all);
@@ -287,20 +352,15 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
         }
     }
     let store = ds.store.clone();
-    let mut arrays = Batch::new();
-    let mut written = Vec::new();
-    for g in 0..ds.groups.len() {
-        for (vi, var) in ds.groups[g].vars.iter().enumerate() {
-            if !var.meta_dirty {
-                continue;
-            }
-            let key = ds.var_key(g, &var.name);
-            arrays.push(json_obj(&join(&key, ".zarray"), &zarray(ds, var))?);
-            arrays.push(json_obj(&join(&key, ".zattrs"), &var_zattrs(ds, var))?);
-            written.push((g, vi, key));
-        }
-    }
-    put_all(store.as_ref(), arrays)?;
+    let written = dirty_arrays(ds);
+    // `.zarray` last: it makes the folder an array.
+    let build = |key: &str, var: &Var| {
+        Ok(vec![
+            json_obj(&join(key, ".zattrs"), &var_zattrs(ds, var))?,
+            json_obj(&join(key, ".zarray"), &zarray(ds, var))?,
+        ])
+    };
+    store_array_objects(ds, &written, build, put_all)?;
     let any = !written.is_empty();
     for (g, vi, key) in written {
         let var = &mut ds.groups[g].vars[vi];
@@ -319,13 +379,17 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
                 )?);
                 batch.push(json_obj(&join(&key, ".zattrs"), &group_zattrs(ds, g))?);
             }
-            put_all(store.as_ref(), batch)?;
+            put_all(store.as_ref(), batch, Placement::Replace)?;
         }
         for g in 0..ds.groups.len() {
             ds.groups[g].stored_key = Some(ds.group_key(g));
         }
         if ds.flavor.consolidated {
-            put_all(store.as_ref(), vec![json_obj(".zmetadata", &consolidated(ds))?])?;
+            put_all(
+                store.as_ref(),
+                vec![json_obj(".zmetadata", &consolidated(ds))?],
+                Placement::Replace,
+            )?;
         }
         ds.meta_dirty = false;
     }

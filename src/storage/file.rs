@@ -128,7 +128,7 @@ pub struct FileStore {
     /// another process made it: then `mkdir` finds it), so a put into it
     /// makes it first instead of trying the write and failing. `None` for an
     /// opened store, whose puts try the write first.
-    made: Option<Mutex<HashSet<PathBuf>>>,
+    made: Option<Mutex<PathSet>>,
     /// Durable mode (`Store::expect_stable`): each object is synced as it
     /// is written (a new one in the background once linked, a replaced one
     /// before its rename), so a stable flush has only directories left to
@@ -489,6 +489,12 @@ pub enum DirFiles {
     All,
 }
 
+/// The hasher of the store's path bookkeeping (one lookup per object
+/// written): paths are keyed by their bytes, which the store builds the same
+/// way each time, not by `Path`'s component-wise hash.
+type FastHash = foldhash::fast::RandomState;
+type PathSet = HashSet<OsString, FastHash>;
+
 /// One job of a stable flush: a directory whose entries changed, with the
 /// files written into it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -502,7 +508,7 @@ pub struct Batch {
 /// every path and name once.
 #[derive(Debug, Default)]
 pub struct Pending {
-    dirs: HashMap<PathBuf, DirFiles>,
+    dirs: HashMap<OsString, DirFiles, FastHash>,
     /// Names held in all of `dirs`, at most [`MAX_PENDING_NAMES`].
     names: usize,
 }
@@ -510,19 +516,20 @@ pub struct Pending {
 impl Pending {
     /// The entries of `dir` changed.
     pub fn dir_changed(&mut self, dir: &Path) {
-        if !self.dirs.contains_key(dir) {
-            self.dirs.insert(dir.to_path_buf(), DirFiles::Named(HashSet::new()));
+        if !self.dirs.contains_key(dir.as_os_str()) {
+            self.dirs
+                .insert(dir.as_os_str().to_owned(), DirFiles::Named(HashSet::new()));
         }
     }
 
     /// The file `name` of `dir` was written (renamed into place).
     pub fn file_written(&mut self, dir: &Path, name: &OsStr) {
         let full = self.names >= MAX_PENDING_NAMES;
-        let files = match self.dirs.get_mut(dir) {
+        let files = match self.dirs.get_mut(dir.as_os_str()) {
             Some(f) => f,
             None => self
                 .dirs
-                .entry(dir.to_path_buf())
+                .entry(dir.as_os_str().to_owned())
                 .or_insert(DirFiles::Named(HashSet::new())),
         };
         let DirFiles::Named(set) = files else {
@@ -544,7 +551,10 @@ impl Pending {
     /// afterwards.
     pub fn take(&mut self) -> Vec<Batch> {
         self.names = 0;
-        self.dirs.drain().map(|(dir, files)| Batch { dir, files }).collect()
+        self.dirs
+            .drain()
+            .map(|(dir, files)| Batch { dir: dir.into(), files })
+            .collect()
     }
 
     /// Record a batch again (its flush failed), merged with whatever was
@@ -552,10 +562,10 @@ impl Pending {
     pub fn restore(&mut self, b: Batch) {
         match b.files {
             DirFiles::All => {
-                if let Some(DirFiles::Named(set)) = self.dirs.get(&b.dir) {
+                if let Some(DirFiles::Named(set)) = self.dirs.get(b.dir.as_os_str()) {
                     self.names -= set.len();
                 }
-                self.dirs.insert(b.dir, DirFiles::All);
+                self.dirs.insert(b.dir.into_os_string(), DirFiles::All);
             }
             DirFiles::Named(set) => {
                 self.dir_changed(&b.dir);
@@ -573,7 +583,7 @@ impl Pending {
 
     /// What is recorded for `dir`.
     pub fn files_of(&self, dir: &Path) -> Option<&DirFiles> {
-        self.dirs.get(dir)
+        self.dirs.get(dir.as_os_str())
     }
 }
 
@@ -726,7 +736,7 @@ impl FileStore {
             Err(e) => return Err(io_error("stat", root, &e)),
         }
         let mut store = FileStore::new(root, true);
-        store.made = Some(Mutex::new(HashSet::new()));
+        store.made = Some(Mutex::new(PathSet::default()));
         store.dir_changed(root);
         if let Some(parent) = root.parent() {
             store.dir_changed(if parent.as_os_str().is_empty() {
@@ -740,7 +750,10 @@ impl FileStore {
 
     fn new(root: &Path, writable: bool) -> FileStore {
         FileStore {
-            root: root.to_path_buf(),
+            // Without a trailing `/` or `.` components: the bookkeeping keys
+            // directories by their bytes, and every path below is built by
+            // pushing onto this one.
+            root: root.components().collect(),
             writable,
             pending: Mutex::new(Pending::default()),
             tree: RwLock::new(()),
@@ -753,7 +766,7 @@ impl FileStore {
     fn surely_missing(&self, dir: &Path) -> bool {
         self.made
             .as_ref()
-            .is_some_and(|m| dir != self.root && !m.lock().unwrap_or_else(|p| p.into_inner()).contains(dir))
+            .is_some_and(|m| dir != self.root && !m.lock().unwrap_or_else(|p| p.into_inner()).contains(dir.as_os_str()))
     }
 
     /// Run `write` (which makes an object of `path` in `dir`); when `dir` is
@@ -770,7 +783,9 @@ impl FileStore {
         let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
         self.make_parents(path)?;
         if let Some(m) = &self.made {
-            m.lock().unwrap_or_else(|p| p.into_inner()).insert(dir.to_path_buf());
+            m.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(dir.as_os_str().to_owned());
         }
         write().map_err(|e| io_error("write", path, &e))
     }
@@ -979,6 +994,29 @@ impl FileStore {
             };
         }
         Err(last)
+    }
+
+    /// Write a new object in place at `path` (`Store::put_new`): created
+    /// only if nothing is there, not even a link (`Ok(None)`), removed
+    /// again if the write fails. Returned still open, as `write_anon`'s.
+    fn write_new(path: &Path, data: &[u8]) -> io::Result<Option<File>> {
+        let opened = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NOCTTY)
+            .open(path);
+        let mut file = match opened {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = file.write_all(data) {
+            drop(file);
+            let _ = fs::remove_file(path);
+            return Err(e);
+        }
+        Ok(Some(file))
     }
 
     /// Write a new object as an anonymous file in `dir` and link it at
@@ -1268,6 +1306,28 @@ impl Store for FileStore {
             self.dir_changed(dir);
         } else {
             self.pending().file_written(dir, name);
+        }
+        Ok(())
+    }
+
+    fn put_new(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            return self.put(key, data);
+        }
+        let path = self.path_of(key)?;
+        let dir = path.parent().ok_or(StoreError::Internal)?;
+        let name = path.file_name().ok_or(StoreError::Internal)?;
+        let Some(file) = self.in_dir(&path, dir, || FileStore::write_new(&path, data))? else {
+            // Something is there already: replaced whole.
+            return self.put(key, data);
+        };
+        match self.syncer.get() {
+            Some(s) => {
+                s.submit(file, dir, name);
+                self.dir_changed(dir);
+            }
+            None => self.pending().file_written(dir, name),
         }
         Ok(())
     }

@@ -226,6 +226,14 @@ impl Replace<'_> {
     }
 }
 
+/// How a batch of objects is written: replacing whatever is there
+/// ([`Store::put`]), or as objects that are new ([`Store::put_new`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    Replace,
+    New,
+}
+
 /// How far [`Store::flush`] goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -361,6 +369,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Write an object, replacing any previous one atomically: a reader sees
     /// the old or the new content, never a mixture, and a crash leaves one of the two.
     fn put(&self, key: &Key, data: &[u8]) -> StoreResult<()>;
+
+    /// Write an object that is new: nothing is stored at `key` yet, and the
+    /// format makes a reader reject the object if it finds it half-written
+    /// (a writer killed midway), as it rejects any invalid object. A store
+    /// may then write it in place, without `put`'s temporary object; if
+    /// something is at `key` after all, it is replaced as `put` replaces.
+    /// A failed write leaves nothing at `key`. By default: `put`.
+    fn put_new(&self, key: &Key, data: &[u8]) -> StoreResult<()> {
+        self.put(key, data)
+    }
 
     /// Write an object given as parts to concatenate (a chunk gathered from
     /// caller memory), with `put`'s atomicity. By default: joined, then `put`.

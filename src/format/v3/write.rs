@@ -20,10 +20,10 @@ use super::{ZARR_JSON, fill};
 use crate::codec::sharding::{ShardLayout, auto_shape};
 use crate::error::NcResult;
 use crate::format::json::{Out, att_to_out};
-use crate::format::write::{Batch, groups_deepest_first, ncproperties};
+use crate::format::write::{Batch, PutAll, dirty_arrays, groups_deepest_first, ncproperties, store_array_objects};
 use crate::model::types::NcType;
 use crate::model::{Att, AttValue, ChunkKeys, Dataset, StringLayout, Var};
-use crate::storage::{Key, Store};
+use crate::storage::{Key, Placement};
 
 fn join(a: &str, b: &str) -> String {
     if a.is_empty() {
@@ -295,7 +295,7 @@ fn root_json(ds: &Dataset) -> Out {
 }
 
 fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
-    Ok((Key::new(key)?, v.to_json().into_bytes()))
+    Ok((Key::new(key)?, v.to_json_bytes()))
 }
 
 /// Mode key `shards=`: variables about to be stored for the first time,
@@ -323,24 +323,14 @@ fn auto_shards(ds: &mut Dataset, target: u64) {
 
 /// Write all changed metadata: arrays, then groups from the deepest level up
 /// (a consolidated root last, so it never lists what is not there yet).
-pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> NcResult<()>) -> NcResult<()> {
+pub fn sync_metadata(ds: &mut Dataset, put_all: PutAll<'_>) -> NcResult<()> {
     if let Some(target) = ds.flavor.shard_target {
         auto_shards(ds, target);
     }
     let store = ds.store.clone();
-    let mut arrays = Batch::new();
-    let mut written = Vec::new();
-    for g in 0..ds.groups.len() {
-        for (vi, var) in ds.groups[g].vars.iter().enumerate() {
-            if !var.meta_dirty {
-                continue;
-            }
-            let key = ds.var_key(g, &var.name);
-            arrays.push(json_obj(&join(&key, ZARR_JSON), &array_json(ds, var))?);
-            written.push((g, vi, key));
-        }
-    }
-    put_all(store.as_ref(), arrays)?;
+    let written = dirty_arrays(ds);
+    let build = |key: &str, var: &Var| Ok(vec![json_obj(&join(key, ZARR_JSON), &array_json(ds, var))?]);
+    store_array_objects(ds, &written, build, put_all)?;
     let any = !written.is_empty();
     for (g, vi, key) in written {
         let var = &mut ds.groups[g].vars[vi];
@@ -357,7 +347,7 @@ pub fn sync_metadata(ds: &mut Dataset, put_all: &dyn Fn(&dyn Store, Batch) -> Nc
                 let node = if g == 0 { root_json(ds) } else { group_json(ds, g) };
                 batch.push(json_obj(&join(&ds.group_key(g), ZARR_JSON), &node)?);
             }
-            put_all(store.as_ref(), batch)?;
+            put_all(store.as_ref(), batch, Placement::Replace)?;
         }
         for g in 0..ds.groups.len() {
             ds.groups[g].stored_key = Some(ds.group_key(g));
