@@ -30,8 +30,8 @@ type Together<'a> = (&'a dyn ChunkSource, Vec<(usize, &'a [u64], Vec<u8>)>);
 /// Store encoded chunks (of one variable or several); a chunk that failed
 /// to encode keeps its error; one result per chunk, in order. Chunks that
 /// are objects of their own (`ChunkSource::object`) go to `store` in one
-/// `put_many` (concurrent requests); the others through their source's
-/// `put`. The buffers go back to the pool.
+/// `put_many_owned` (concurrent requests, each sent from its buffer); the
+/// others through their source's `put`.
 pub(super) fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<Encoded<'_>>>) -> Vec<NcResult<()>> {
     let mut results: Vec<NcResult<()>> = Vec::with_capacity(encoded.len());
     let mut objs: Vec<(Key, Vec<u8>)> = Vec::new();
@@ -80,11 +80,10 @@ pub(super) fn put_encoded(store: &dyn Store, encoded: Vec<NcResult<Encoded<'_>>>
         }
     }
     if !objs.is_empty() {
-        for (slot, r) in slots.into_iter().zip(store.put_many(&objs)) {
+        for (slot, r) in slots.into_iter().zip(store.put_many_owned(objs)) {
             results[slot] = r.map_err(NcError::from);
         }
     }
-    objs.into_iter().for_each(|(_, raw)| buffers::give(raw));
     results
 }
 

@@ -10,7 +10,7 @@
 use super::chunk::recycle;
 use super::copy;
 use super::defer::WholeChunks;
-use super::flush::write_evicted;
+use super::flush::{Encoded, put_encoded, write_evicted};
 use super::io::VarChunks;
 use super::schedule::{chunks_per_batch, whole_chunk_batch};
 use super::select::{ChunkSel, Selection};
@@ -134,7 +134,7 @@ pub fn put_vars_where(
         src: &src,
         shape: &shape,
     };
-    out_of_range |= writer.store_whole(var, &whole, per_batch)?;
+    out_of_range |= writer.store_whole(var, store.as_ref(), &whole, per_batch)?;
     out_of_range |= writer.merge(var, store.as_ref(), &partial, per_batch)?;
     if defer {
         ds.deferred_bytes += whole_chunks.bytes();
@@ -243,7 +243,7 @@ impl Writer<'_> {
     /// Store the chunks the write covers completely, on the pool, in
     /// batches (`whole_chunk_batch`). Returns whether some value was out of
     /// range for the file type (stored anyway, as netcdf-c does).
-    fn store_whole(&self, var: &mut Var, whole: &[&ChunkSel], per_batch: usize) -> NcResult<bool> {
+    fn store_whole(&self, var: &mut Var, store: &dyn Store, whole: &[&ChunkSel], per_batch: usize) -> NcResult<bool> {
         let mut out_of_range = false;
         let batch = whole_chunk_batch(
             whole.len(),
@@ -251,6 +251,18 @@ impl Writer<'_> {
             per_batch,
             self.chunks.source.chunks_per_object(),
         );
+        if self.chunks.batched_writes() && !self.chunks.source.writes_together() && whole.len() > 1 {
+            // Two batches are held at once here: each of a plain batch's bytes.
+            let batch = chunks_per_batch(false, self.chunks.spec.chunk_bytes(), pool::threads());
+            let r = self.store_whole_concurrently(store, whole, batch);
+            if !whole.is_empty() {
+                var.chunks_on_disk = true;
+                if var.stored_key.is_none() {
+                    var.stored_key = Some(self.chunks.spec.node.clone());
+                }
+            }
+            return r;
+        }
         for jobs in whole.chunks(batch) {
             let results = if self.chunks.source.writes_together() {
                 self.store_together(jobs)
@@ -265,6 +277,46 @@ impl Writer<'_> {
                 out_of_range |= r?;
             }
         }
+        Ok(out_of_range)
+    }
+
+    /// Store chunks the write covers completely into a store that overlaps
+    /// requests (S3), each chunk an object of its own: a batch is built and
+    /// encoded on the pool, then its objects go out together, many requests
+    /// in flight (`Store::put_many`), while the pool builds the next batch
+    /// (at most two batches are held). Returns whether some value was out of
+    /// range for the file type; the first error otherwise, once the requests
+    /// started are finished.
+    fn store_whole_concurrently(&self, store: &dyn Store, whole: &[&ChunkSel], batch: usize) -> NcResult<bool> {
+        let source = &*self.chunks.source;
+        let mut out_of_range = false;
+        std::thread::scope(|scope| {
+            let mut sending: Option<std::thread::ScopedJoinHandle<'_, Vec<NcResult<()>>>> = None;
+            let finish = |h: std::thread::ScopedJoinHandle<'_, Vec<NcResult<()>>>| -> NcResult<()> {
+                h.join().map_err(|_| NcError::Internal)?.into_iter().collect()
+            };
+            for jobs in whole.chunks(batch) {
+                let built = run_jobs(jobs.to_vec(), |c| -> NcResult<(Vec<u8>, bool)> {
+                    let (data, out_of_range) = self.build_whole_chunk(c)?;
+                    Ok((self.chunks.spec.encode_owned(data)?, out_of_range))
+                });
+                if let Some(h) = sending.take() {
+                    finish(h)?;
+                }
+                let mut encoded = Vec::with_capacity(jobs.len());
+                for (c, b) in jobs.iter().zip(built) {
+                    let (bytes, r) = b?;
+                    out_of_range |= r;
+                    encoded.push(Ok(Encoded {
+                        source,
+                        idx: &c.idx,
+                        bytes,
+                    }));
+                }
+                sending = Some(scope.spawn(move || put_encoded(store, encoded)));
+            }
+            sending.map_or(Ok(()), finish)
+        })?;
         Ok(out_of_range)
     }
 

@@ -454,6 +454,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         objs.iter().map(|(k, b)| self.put(k, b)).collect()
     }
 
+    /// `put_many` of objects the store may keep: a store that sends data
+    /// from its own buffers (S3) takes them as they are instead of copying.
+    fn put_many_owned(&self, objs: Vec<(Key, Vec<u8>)>) -> Vec<StoreResult<()>> {
+        self.put_many(&objs)
+    }
+
     /// Finish what was written so far, to `level`: at `Durability::Visible`
     /// it is complete and in place for every reader (an archive is written),
     /// and a process killed afterwards leaves it so; at `Durability::Stable`

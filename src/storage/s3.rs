@@ -845,6 +845,28 @@ impl S3Store {
     }
 }
 
+impl S3Store {
+    /// `put_many_async` of owned objects, each sent from its own buffer.
+    fn put_many_owned_async(&self, objs: Vec<(Key, Vec<u8>)>) -> Vec<StoreResult<()>> {
+        let n = objs.len();
+        if let Err(e) = self.check_writable() {
+            return vec![Err(e); n];
+        }
+        let fut = futures::stream::iter(objs.into_iter().map(|(k, b)| async move {
+            if k.is_root() {
+                return Err(StoreError::InvalidKey);
+            }
+            self.put_parts_async(&k, Pieces::Owned(vec![Bytes::from(b)])).await
+        }))
+        .buffered(self.opts.concurrency)
+        .collect::<Vec<_>>();
+        match block_on(fut) {
+            Ok(v) => v,
+            Err(e) => vec![Err(e); n],
+        }
+    }
+}
+
 impl Store for S3Store {
     fn get(&self, key: &Key, max_len: u64) -> StoreResult<Option<Vec<u8>>> {
         let mut buf = Vec::new();
@@ -957,6 +979,10 @@ impl Store for S3Store {
 
     fn put_many(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
         self.put_many_async(objs)
+    }
+
+    fn put_many_owned(&self, objs: Vec<(Key, Vec<u8>)>) -> Vec<StoreResult<()>> {
+        self.put_many_owned_async(objs)
     }
 
     fn len(&self, key: &Key) -> StoreResult<Option<u64>> {
