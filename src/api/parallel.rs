@@ -29,6 +29,12 @@
 //! - **Errors**: every collective point ends by agreeing on one code (the
 //!   minimum of the processes' codes), so every process returns the same
 //!   and none waits for one that gave up.
+//! - **One process** (`mpirun -np 1`, or a communicator of one) shares
+//!   nothing with anyone: its writes go through the engine as a serial
+//!   dataset's do (whole chunks straight to storage, the rest merged in the
+//!   cache, read back at once), a collective put is just a put, and
+//!   `nc_enddef`, `nc_sync` and `nc_close` do what they do serially; no
+//!   part is held, exchanged or counted, and the caches are kept.
 //! - **Traffic**: each process counts the bytes of parts it sends to and
 //!   receives from the others; with `NCZARR_MPI_STATS` naming a file, it
 //!   appends one line of them there when the dataset is closed.
@@ -149,6 +155,13 @@ impl Parallel {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         // Held parts and modes stay consistent whatever panicked.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One process in the communicator: no unit is shared, nothing is
+    /// exchanged or agreed, and no other process writes what the caches
+    /// hold, so the dataset takes the serial engine's route.
+    fn alone(&self) -> bool {
+        self.comm.size() == 1
     }
 }
 
@@ -305,6 +318,15 @@ pub fn collective_point(
             first.get_or_insert(e);
         }
     };
+    if par.alone() {
+        // What nc_sync does to a serial dataset; a collective put is done.
+        if let (true, Some(level)) = (ds.writable, meta) {
+            note(engine::flush_chunks(ds));
+            note(write::sync_metadata(ds, &engine::put_all));
+            note(ds.store.flush(level).map_err(NcError::from));
+        }
+        return first.map_or(Ok(()), Err);
+    }
     if ds.writable {
         note(grow_to_max(ds, par));
         note(flush_and_forget(ds));
@@ -597,7 +619,7 @@ pub fn put_vars(
         return Err(NcError::Inval);
     };
     let var = ds.var(grp, varid)?;
-    if var.is_scalar() || count.contains(&0) {
+    if par.alone() || var.is_scalar() || count.contains(&0) {
         return engine::put_vars(ds, grp, varid, start, count, stride, src);
     }
     let nd = var.dimids.len();
