@@ -30,7 +30,8 @@
 #                   library go to Debian's parallel libnetcdf (-np 2 and 4;
 #                   built with -fPIC): groups, collective writes, read-back,
 #                   the _fortran variant; the file's ncdump through this
-#                   library (serial delegation) equals Debian's; with
+#                   library (serial delegation) equals Debian's; a new
+#                   variable there has the chunk cache nc_set_chunk_cache set; with
 #                   NCZARR_SYSTEM_NETCDF_MPI=none, and built without -fPIC
 #                   (copies of Open MPI's objects in the executable), both
 #                   calls answer NC_ENOPAR.
