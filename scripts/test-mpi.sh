@@ -9,6 +9,10 @@
 #                   collective and independent; Zarr v2, and v3 with shards)
 #                   and read back on every process; error agreement;
 #                   refusals (par_layout.h);
+#   t_par_one       mpirun -np 1: a dataset of one process takes the serial
+#                   engine's route (its partial-chunk writes read back at
+#                   once, in independent and collective mode; its
+#                   NCZARR_MPI_STATS lines say exchanges=0);
 #   t_serial_check  after each run, one process without MPI reads the dataset
 #                   and checks every value;
 #   f_par           netcdf-fortran's nf90_create_par / nf90_open_par through
@@ -26,7 +30,8 @@
 #                   library go to Debian's parallel libnetcdf (-np 2 and 4;
 #                   built with -fPIC): groups, collective writes, read-back,
 #                   the _fortran variant; the file's ncdump through this
-#                   library (serial delegation) equals Debian's; with
+#                   library (serial delegation) equals Debian's; a new
+#                   variable there has the chunk cache nc_set_chunk_cache set; with
 #                   NCZARR_SYSTEM_NETCDF_MPI=none, and built without -fPIC
 #                   (copies of Open MPI's objects in the executable), both
 #                   calls answer NC_ENOPAR.
@@ -60,6 +65,7 @@ gcc "${cflags[@]}" tests/mpi/t_nompi.c -o "$out/t_nompi" "${libs[@]}"
 gcc "${cflags[@]}" tests/mpi/t_serial_check.c -o "$out/t_serial_check" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_noinit.c -o "$out/t_noinit" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_par.c -o "$out/t_par" "${libs[@]}"
+mpicc "${cflags[@]}" tests/mpi/t_par_one.c -o "$out/t_par_one" "${libs[@]}"
 mpicc "${cflags[@]}" -fPIC tests/mpi/t_par_delegate.c -o "$out/t_par_delegate" "${libs[@]}"
 mpicc "${cflags[@]}" tests/mpi/t_par_delegate.c -o "$out/t_par_delegate_pie" "${libs[@]}"
 # (Outputs are captured before grep: under pipefail, `cmd | grep -q` fails
@@ -136,6 +142,9 @@ mpirun_flags=(--oversubscribe -x LD_LIBRARY_PATH)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
 # Shared memory between the processes only (no network probing).
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+mkdir -p "$out/data/one"
+run "t_par_one -np 1" env NCZARR_MPI_STATS="$out/data/one/stats" \
+    mpirun "${mpirun_flags[@]}" -x NCZARR_MPI_STATS -np 1 "$out/t_par_one" "$out/data/one"
 for np in 1 2 3 4; do
     dir="$out/data/np$np"
     mkdir -p "$dir"

@@ -29,6 +29,12 @@
 //! - **Errors**: every collective point ends by agreeing on one code (the
 //!   minimum of the processes' codes), so every process returns the same
 //!   and none waits for one that gave up.
+//! - **One process** (`mpirun -np 1`, or a communicator of one) shares
+//!   nothing with anyone: its writes go through the engine as a serial
+//!   dataset's do (whole chunks straight to storage, the rest merged in the
+//!   cache, read back at once), a collective put is just a put, and
+//!   `nc_enddef`, `nc_sync` and `nc_close` do what they do serially; no
+//!   part is held, exchanged or counted, and the caches are kept.
 //! - **Traffic**: each process counts the bytes of parts it sends to and
 //!   receives from the others; with `NCZARR_MPI_STATS` naming a file, it
 //!   appends one line of them there when the dataset is closed.
@@ -79,13 +85,16 @@ pub const ENV_STATS: &str = "NCZARR_MPI_STATS";
 
 /// Bytes of parts exchanged with the other processes (encoded, headers
 /// included; parts a process owns itself never leave it and are not
-/// counted), and how many exchanges there were.
+/// counted), how many exchanges there were, and the time this process
+/// spent in the collective MPI calls of its collective points (waiting
+/// there for slower processes, mostly).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Traffic {
     exchanges: u64,
     parts_sent: u64,
     bytes_sent: u64,
     bytes_received: u64,
+    wait: std::time::Duration,
 }
 
 impl Traffic {
@@ -105,8 +114,12 @@ impl Traffic {
     /// The line of one process for the stats file.
     fn line(&self, rank: usize, size: usize, path: &str) -> String {
         format!(
-            "nczarr-mpi rank={rank} size={size} exchanges={} parts_sent={} bytes_sent={} bytes_received={} path={path}\n",
-            self.exchanges, self.parts_sent, self.bytes_sent, self.bytes_received
+            "nczarr-mpi rank={rank} size={size} exchanges={} parts_sent={} bytes_sent={} bytes_received={} wait_ms={} path={path}\n",
+            self.exchanges,
+            self.parts_sent,
+            self.bytes_sent,
+            self.bytes_received,
+            self.wait.as_millis()
         )
     }
 }
@@ -149,6 +162,21 @@ impl Parallel {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         // Held parts and modes stay consistent whatever panicked.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One process in the communicator: no unit is shared, nothing is
+    /// exchanged or agreed, and no other process writes what the caches
+    /// hold, so the dataset takes the serial engine's route.
+    fn alone(&self) -> bool {
+        self.comm.size() == 1
+    }
+
+    /// Run one collective MPI call, adding its time to [`Traffic::wait`].
+    fn timed<T>(&self, call: impl FnOnce(&Comm) -> T) -> T {
+        let t0 = std::time::Instant::now();
+        let r = call(&self.comm);
+        self.state().traffic.wait += t0.elapsed();
+        r
     }
 }
 
@@ -305,6 +333,15 @@ pub fn collective_point(
             first.get_or_insert(e);
         }
     };
+    if par.alone() {
+        // What nc_sync does to a serial dataset; a collective put is done.
+        if let (true, Some(level)) = (ds.writable, meta) {
+            note(engine::flush_chunks(ds));
+            note(write::sync_metadata(ds, &engine::put_all));
+            note(ds.store.flush(level).map_err(NcError::from));
+        }
+        return first.map_or(Ok(()), Err);
+    }
     if ds.writable {
         note(grow_to_max(ds, par));
         note(flush_and_forget(ds));
@@ -315,14 +352,14 @@ pub fn collective_point(
             note(ds.store.flush(level).map_err(NcError::from));
         }
     }
-    agree(&par.comm, first.map_or(Ok(()), Err))
+    par.timed(|comm| agree(comm, first.map_or(Ok(()), Err)))
 }
 
 /// Every unlimited dimension takes the largest length any process has.
 fn grow_to_max(ds: &mut Dataset, par: &Parallel) -> NcResult<()> {
     let unlim: Vec<usize> = (0..ds.dims.len()).filter(|&d| ds.dims[d].unlimited).collect();
     let lens: Vec<u64> = unlim.iter().map(|&d| ds.dims[d].len as u64).collect();
-    let max = par.comm.allreduce_u64(&lens, Op::Max)?;
+    let max = par.timed(|comm| comm.allreduce_u64(&lens, Op::Max))?;
     let mut grown = Vec::new();
     for (&d, &m) in unlim.iter().zip(&max) {
         let m = usize::try_from(m).map_err(|_| NcError::Internal)?;
@@ -362,7 +399,7 @@ fn exchange(ds: &mut Dataset, par: &Parallel) -> NcResult<()> {
         parts_out[p.owner % size] += 1;
     }
     drop(held);
-    let received = par.comm.alltoallv(&out)?;
+    let received = par.timed(|comm| comm.alltoallv(&out))?;
     par.state().traffic.count(par.comm.rank(), &out, &parts_out, &received);
     drop(out);
     let mut first = None;
@@ -597,7 +634,7 @@ pub fn put_vars(
         return Err(NcError::Inval);
     };
     let var = ds.var(grp, varid)?;
-    if var.is_scalar() || count.contains(&0) {
+    if par.alone() || var.is_scalar() || count.contains(&0) {
         return engine::put_vars(ds, grp, varid, start, count, stride, src);
     }
     let nd = var.dimids.len();
@@ -764,16 +801,18 @@ mod tests {
         let received = vec![vec![0u8; 11], vec![0u8; 7], Vec::new()];
         t.count(1, &out, &[2, 4, 1], &received);
         t.count(1, &[vec![], vec![], vec![]], &[0, 0, 0], &[vec![], vec![], vec![]]);
+        t.wait = std::time::Duration::from_micros(12_345);
         let want = Traffic {
             exchanges: 2,
             parts_sent: 3,
             bytes_sent: 8,
             bytes_received: 11,
+            wait: std::time::Duration::from_micros(12_345),
         };
         assert_eq!(t, want);
         assert_eq!(
             t.line(1, 3, "/d/x.zarr"),
-            "nczarr-mpi rank=1 size=3 exchanges=2 parts_sent=3 bytes_sent=8 bytes_received=11 path=/d/x.zarr\n"
+            "nczarr-mpi rank=1 size=3 exchanges=2 parts_sent=3 bytes_sent=8 bytes_received=11 wait_ms=12 path=/d/x.zarr\n"
         );
     }
 

@@ -163,6 +163,8 @@ pub(crate) unsafe fn open_par(
         );
         return Some(crate::error::NcError::NoPar.code());
     }
+    // The settings the program made before this library was loaded.
+    super::file::apply_settings_to_system();
     let lib = Lib::Parallel;
     let mut ext: c_int = -1;
     let rc = match (comm, info) {

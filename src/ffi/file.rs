@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use super::delegate;
 use super::{code_of, cstr, ffi_boundary, put, put_cstring, slice_mut};
 use crate::api;
-use crate::api::handles;
+use crate::api::handles::{self, Lib};
 use crate::error::{NcError, NcResult, strerror};
 use crate::model::CACHE_DEFAULTS;
 
@@ -521,31 +521,34 @@ static FORMAT_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 static CACHE_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Hand the library-wide settings a program made (default format, chunk
-/// cache) to the system library, when it is loaded: its datasets follow them too.
-fn apply_settings_to_system() {
+/// cache) to the system libraries that are loaded, the serial one and the
+/// parallel one: their datasets follow them too.
+pub(crate) fn apply_settings_to_system() {
     use std::sync::atomic::Ordering::Relaxed;
     type SetFormat = unsafe extern "C" fn(c_int, *mut c_int) -> c_int;
     type SetCache = unsafe extern "C" fn(usize, usize, c_float) -> c_int;
-    if FORMAT_SET.load(Relaxed) {
-        let like: SetFormat = nc_set_default_format;
-        // SAFETY: netcdf.h declares nc_set_default_format as
-        // int(int, int*) in every netcdf-c, the type of `like`.
-        if let Some(f) = unsafe { delegate::global(like, b"nc_set_default_format\0") } {
-            let _g = delegate::serial();
-            // SAFETY: a plain int and a NULL old-format pointer, which
-            // netcdf-c ignores.
-            unsafe { f(DEFAULT_FORMAT.load(Relaxed), std::ptr::null_mut()) };
+    for lib in [Lib::Serial, Lib::Parallel] {
+        if FORMAT_SET.load(Relaxed) {
+            let like: SetFormat = nc_set_default_format;
+            // SAFETY: netcdf.h declares nc_set_default_format as
+            // int(int, int*) in every netcdf-c, the type of `like`.
+            if let Some(f) = unsafe { delegate::global(lib, like, b"nc_set_default_format\0") } {
+                let _g = crate::sys::netcdf::lock(lib);
+                // SAFETY: a plain int and a NULL old-format pointer, which
+                // netcdf-c ignores.
+                unsafe { f(DEFAULT_FORMAT.load(Relaxed), std::ptr::null_mut()) };
+            }
         }
-    }
-    if CACHE_SET.load(Relaxed) {
-        let like: SetCache = nc_set_chunk_cache;
-        let (size, nelems, pre) = crate::model::cache_defaults();
-        // SAFETY: netcdf.h declares nc_set_chunk_cache as
-        // int(size_t, size_t, float) in every netcdf-c, the type of `like`.
-        if let Some(f) = unsafe { delegate::global(like, b"nc_set_chunk_cache\0") } {
-            let _g = delegate::serial();
-            // SAFETY: only plain values cross.
-            unsafe { f(size, nelems, pre) };
+        if CACHE_SET.load(Relaxed) {
+            let like: SetCache = nc_set_chunk_cache;
+            let (size, nelems, pre) = crate::model::cache_defaults();
+            // SAFETY: netcdf.h declares nc_set_chunk_cache as
+            // int(size_t, size_t, float) in every netcdf-c, the type of `like`.
+            if let Some(f) = unsafe { delegate::global(lib, like, b"nc_set_chunk_cache\0") } {
+                let _g = crate::sys::netcdf::lock(lib);
+                // SAFETY: only plain values cross.
+                unsafe { f(size, nelems, pre) };
+            }
         }
     }
 }

@@ -183,8 +183,13 @@ const IOV_MAX: usize = 1024;
 /// A span of at least this many parts is read through the bounce buffer
 /// when its parts are small on average.
 const BOUNCE_MIN_PARTS: usize = 4;
-/// Parts smaller than this on average go through the bounce buffer.
-const BOUNCE_PART_BELOW: usize = 64 << 10;
+/// Parts smaller than this (a page) on average go through the bounce
+/// buffer. From a page up, `preadv` straight into place wins: rows of 4 KiB
+/// (a chunk of 1024 floats per row) read from the page cache in 0.21 s per
+/// GiB on one core, against 0.31 s through the bounce buffer and a copy
+/// (the threshold was 64 KiB). Below a page the kernel's cost per buffer
+/// wins over the copy (the W1 read: rows of 1 KiB).
+const BOUNCE_PART_BELOW: usize = 4 << 10;
 /// The largest span read through the bounce buffer (one per pool thread).
 const BOUNCE_MAX: usize = 256 << 10;
 
@@ -1737,5 +1742,47 @@ mod tests {
         sync_dir(&v).unwrap();
         sync_dir(&root.join("absent")).unwrap();
         assert_eq!(regular_names(&root.join("absent")).unwrap(), Vec::<OsString>::new());
+    }
+
+    /// Parts in every shape `read_spans` meets: many small ones (through
+    /// the bounce buffer), page-sized ones (by preadv), spans longer than
+    /// the bounce buffer, more parts than one preadv takes, gaps; every
+    /// byte lands where it belongs.
+    #[test]
+    fn spans_read_small_and_large_parts_into_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c");
+        let data: Vec<u8> = (0..5_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        // (first offset, part size, parts, gap between parts)
+        let shapes = [
+            (0u64, 1024usize, 100usize, 0u64),
+            (5, 4096, 100, 0),
+            (7, 3000, 200, 0),
+            (0, 16, IOV_MAX + 7, 0),
+            (1, 4096, IOV_MAX + 3, 0),
+            (3, 4096, 50, 4096),
+            (0, 100, 3, 0),
+        ];
+        for (first, size, n, gap) in shapes {
+            let mut out = vec![0u8; size * n];
+            let mut parts: Vec<(u64, &mut [u8])> = out
+                .chunks_mut(size)
+                .enumerate()
+                .map(|(i, b)| (first + i as u64 * (size as u64 + gap), b))
+                .collect();
+            // Out of order, as the engine may hand them.
+            parts.reverse();
+            read_spans(&file, &mut parts, &path).unwrap();
+            for (i, got) in out.chunks(size).enumerate() {
+                let at = (first + i as u64 * (size as u64 + gap)) as usize;
+                assert!(got == &data[at..at + size], "size {size}, part {i}");
+            }
+        }
+        // A part past the end: the file was truncated while read.
+        let mut tail = [0u8; 8];
+        let mut parts: Vec<(u64, &mut [u8])> = vec![(data.len() as u64 - 4, &mut tail[..])];
+        assert_eq!(read_spans(&file, &mut parts, &path), Err(StoreError::Corrupt));
     }
 }

@@ -7,6 +7,7 @@
  *   collective mode and closes; then nc_open_par reads every value back on
  *   every process, through group ids the library translated (nc_inq_grps),
  *   and nc_inq_format says netCDF-4; the Fortran-handle variant opens it too;
+ *   nc_set_chunk_cache reaches that library (a new variable's cache);
  *   with NCZARR_SYSTEM_NETCDF_MPI=none, or built as a position-independent
  *   executable without -fPIC (it then holds copies of Open MPI's objects the
  *   library cannot share) (argument `none`): both calls answer NC_ENOPAR and
@@ -83,6 +84,22 @@ int main(int argc, char **argv) {
                                    (int)MPI_Info_c2f(MPI_INFO_NULL), &ncid));
         PCHECK(nc_inq_format(ncid, &format));
         PEXPECT(format == NC_FORMAT_NETCDF4, "format %d (Fortran handles)", format);
+        PCHECK(nc_close(ncid));
+
+        /* The library-wide chunk cache reaches the parallel library: a new
+         * variable there starts with it. */
+        const size_t cache = 48 << 20, nelems = 1009;
+        const float preemption = 0.25f;
+        PCHECK(nc_set_chunk_cache(cache, nelems, preemption));
+        snprintf(path, sizeof path, "%s/del2.nc", argv[1]);
+        ncid = -1;
+        PCHECK(nc_create_par(path, NC_CLOBBER | NC_NETCDF4, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
+        PCHECK(nc_def_dim(ncid, "x", COLS, &dims[0]));
+        PCHECK(nc_def_var(ncid, "w", NC_INT, 1, dims, &varid));
+        size_t size = 0, n = 0;
+        float pre = 0;
+        PCHECK(nc_get_var_chunk_cache(ncid, varid, &size, &n, &pre));
+        PEXPECT(size == cache && n == nelems && pre == preemption, "chunk cache %zu %zu %g", size, n, pre);
         PCHECK(nc_close(ncid));
     }
     int all = 0;
