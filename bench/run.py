@@ -7,7 +7,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
                  [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,W5,W6agg,limits,context]
-                 [--codecs none,zstd1,...] [--w5-rows N]
+                 [--codecs none,zstd1,...] [--w5-rows N] [--w5-codecs none,zlib,zstd]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
 The local workloads (W1, W2, W4's directory part, and the limits that depend on
@@ -1208,7 +1208,9 @@ def w5(R, p, scratch):
                 R.w5.append(dict(place=place, codec=W5_CODEC_NAMES[codec], case=codec, lib=lib, np=np,
                                  r=w5_summary(rs)))
 
-    cases("disk", zarr, ["none", "zlib", "zstd"], True)
+    only = R.args.w5_codecs.split(",") if R.args.w5_codecs else None
+    pick = lambda codecs: [c for c in codecs if only is None or c in only]
+    cases("disk", zarr, pick(["none", "zlib", "zstd"]), True)
     got, why = s3_env(R)
     if got is None:
         R.w5.append(dict(place="S3", codec="–", case="–", lib="ours", np=0, r={"status": why}))
@@ -1224,7 +1226,7 @@ def w5(R, p, scratch):
             R.ctx("delete", f"s3://{bucket}/{name}", env_extra=env)
             s3_gc(R)
 
-        cases("S3", s3, ["none", "zstd"], False, cenv, remove)
+        cases("S3", s3, pick(["none", "zstd"]), False, cenv, remove)
     finally:
         subprocess.run(["bash", script, "stop"], capture_output=True, cwd=ROOT, env=R.s3_server_env)
 
@@ -1518,6 +1520,12 @@ def command_line(args):
         parts += ["--only", args.only]
     if args.codecs:
         parts += ["--codecs", args.codecs]
+    if args.w5_rows:
+        parts += ["--w5-rows", str(args.w5_rows)]
+    if args.w5_codecs:
+        parts += ["--w5-codecs", args.w5_codecs]
+    if args.reps_given:
+        parts += ["--reps", str(args.reps_given)]
     return " ".join(parts)
 
 
@@ -1717,6 +1725,7 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="Python with zarr, zarrs, tensorstore")
     ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
     ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
+    ap.add_argument("--w5-codecs", help="W5's codecs, a comma list of none,zlib,zstd (default: all)")
     ap.add_argument("--w5-rows", type=int, help="W5's rows of 4096 float32 (preset: 131072 = 2 GiB, quick 8192)")
     args = ap.parse_args()
     if args.also_scratch is None:
@@ -1736,6 +1745,7 @@ def main():
         preset["s3_context"] = False
     elif args.s3_context:
         preset["s3_context"] = True
+    args.reps_given = args.reps
     args.reps = args.reps or preset["reps"]
     ncbench, limits_bin, refdir = build(args)
     if args.build_only:
