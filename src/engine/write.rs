@@ -255,11 +255,9 @@ impl Writer<'_> {
             // Two batches are held at once here: each of a plain batch's bytes.
             let batch = chunks_per_batch(false, self.chunks.spec.chunk_bytes(), pool::threads());
             let r = self.store_whole_concurrently(store, whole, batch);
-            if !whole.is_empty() {
-                var.chunks_on_disk = true;
-                if var.stored_key.is_none() {
-                    var.stored_key = Some(self.chunks.spec.node.clone());
-                }
+            var.chunks_on_disk = true;
+            if var.stored_key.is_none() {
+                var.stored_key = Some(self.chunks.spec.node.clone());
             }
             return r;
         }
@@ -283,7 +281,7 @@ impl Writer<'_> {
     /// Store chunks the write covers completely into a store that overlaps
     /// requests (S3), each chunk an object of its own: a batch is built and
     /// encoded on the pool, then its objects go out together, many requests
-    /// in flight (`Store::put_many`), while the pool builds the next batch
+    /// in flight (`Store::put_many_owned`), while the pool builds the next batch
     /// (at most two batches are held). Returns whether some value was out of
     /// range for the file type; the first error otherwise, once the requests
     /// started are finished.

@@ -742,7 +742,9 @@ impl FileStore {
         }
         let mut store = FileStore::new(root, true);
         store.made = Some(Mutex::new(PathSet::default()));
-        store.dir_changed(root);
+        // (As the store keeps it, the bookkeeping's key for it.)
+        let root = store.root.clone();
+        store.dir_changed(&root);
         if let Some(parent) = root.parent() {
             store.dir_changed(if parent.as_os_str().is_empty() {
                 Path::new(".")
@@ -1455,6 +1457,21 @@ mod tests {
 
     fn key(s: &str) -> Key {
         Key::new(s).unwrap()
+    }
+
+    /// A root given with a trailing `/` or `.` is kept without them, so its
+    /// directory is recorded once however a path to it was spelled.
+    #[test]
+    fn root_spelled_with_a_trailing_slash_is_recorded_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let spelled = format!("{}/./ds.zarr/", tmp.path().display());
+        let store = FileStore::create(Path::new(&spelled), Replace::Never).unwrap();
+        assert_eq!(store.root(), tmp.path().join("ds.zarr"));
+        store.put(&key(".zgroup"), b"{}").unwrap();
+        store.put(&key("v/0"), b"x").unwrap();
+        // The parent, the root and v; the root once, with its .zgroup.
+        assert_eq!(store.pending().counts(), (3, 2));
+        assert_eq!(store.pending().files_of(store.root()), Some(&named(&[".zgroup"])));
     }
 
     #[test]
