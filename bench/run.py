@@ -7,7 +7,7 @@ table to bench/results/<date>[-quick].md (raw numbers beside it as .json).
 Usage (bench/run.sh wraps this with the project's venv):
     bench/run.sh [--quick] [--shape D0,D1,D2] [--reps N] [--reference LIBFILE] [--ours DIR]
                  [--scratch DIR] [--also-scratch DIR|none ...] [--only W1,W2,W3,W4,W4formats,W5,W6agg,limits,context]
-                 [--codecs none,zstd1,...] [--w5-rows N] [--w5-codecs none,zlib,zstd]
+                 [--codecs none,zstd1,...] [--w5-rows N] [--w5-codecs none,zlib,zstd] [--w5-places disk]
                  [--no-s3-context | --s3-context] [--s3-script PATH] [--build-only]
 
 The local workloads (W1, W2, W4's directory part, and the limits that depend on
@@ -1211,6 +1211,8 @@ def w5(R, p, scratch):
     only = R.args.w5_codecs.split(",") if R.args.w5_codecs else None
     pick = lambda codecs: [c for c in codecs if only is None or c in only]
     cases("disk", zarr, pick(["none", "zlib", "zstd"]), True)
+    if R.args.w5_places and "S3" not in R.args.w5_places.split(","):
+        return
     got, why = s3_env(R)
     if got is None:
         R.w5.append(dict(place="S3", codec="–", case="–", lib="ours", np=0, r={"status": why}))
@@ -1524,6 +1526,8 @@ def command_line(args):
         parts += ["--w5-rows", str(args.w5_rows)]
     if args.w5_codecs:
         parts += ["--w5-codecs", args.w5_codecs]
+    if args.w5_places:
+        parts += ["--w5-places", args.w5_places]
     if args.reps_given:
         parts += ["--reps", str(args.reps_given)]
     return " ".join(parts)
@@ -1726,6 +1730,7 @@ def main():
     ap.add_argument("--out", help="results file (default bench/results/<date>[-quick].md)")
     ap.add_argument("--build-only", action="store_true", help="compile the programs and stop")
     ap.add_argument("--w5-codecs", help="W5's codecs, a comma list of none,zlib,zstd (default: all)")
+    ap.add_argument("--w5-places", help="W5's places: disk, or disk,S3 (the default)")
     ap.add_argument("--w5-rows", type=int, help="W5's rows of 4096 float32 (preset: 131072 = 2 GiB, quick 8192)")
     args = ap.parse_args()
     if args.also_scratch is None:
