@@ -20,15 +20,7 @@ use common::nc::*;
 /// cfdm's reading of `var` in `master`: its shape and one line per value.
 fn cfdm_reads(master: &Path, var: &str) -> (Vec<usize>, Vec<String>) {
     let text = common::run_cfdm("cfdm_read.py", &[master.as_os_str(), std::ffi::OsStr::new(var)]);
-    let mut lines = text.lines();
-    let shape = lines
-        .next()
-        .unwrap()
-        .split_whitespace()
-        .skip(1)
-        .map(|s| s.parse().unwrap())
-        .collect();
-    (shape, lines.map(str::to_string).collect())
+    common::cfdm_shape_and_values(&text)
 }
 
 /// A CF-1.13 netCDF-4 master of `v(time = 5)` of type `ty` over `uris`
@@ -37,21 +29,13 @@ fn master(path: &Path, ty: c_int, units: Option<&str>) {
     let d = Def::create(path.to_str().unwrap(), NC_NETCDF4);
     d.text(NC_GLOBAL, "Conventions", "CF-1.13");
     d.dim("time", 5);
-    let f = d.dim("f", 2);
-    let j = d.dim("j", 1);
     let v = d.var("v", ty, &[]);
     if let Some(u) = units {
         d.text(v, "units", u);
     }
-    d.text(v, "aggregated_dimensions", "time");
-    d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
-    let mv = d.var("fmap", NC_INT64, &[j, f]);
-    let uv = d.var("furis", NC_STRING, &[f]);
-    let iv = d.var("fid", NC_STRING, &[]);
+    let map = d.time_map(v, 2);
     d.enddef();
-    d.int64s(mv, &[2, 3]);
-    d.strings(uv, &["a.nc", "b.nc"]);
-    d.strings(iv, &["v"]);
+    map.write(&d, &[2, 3], &["a.nc", "b.nc"], "v");
     d.close();
 }
 

@@ -428,15 +428,8 @@ fn netcdf3_master_with_char_tables() {
 fn cfdm_master_reads_as_cfdm_reads_it() {
     let tmp = tempfile::tempdir().unwrap();
     let text = common::run_cfdm("cfdm_aggregation.py", &[tmp.path().as_os_str()]);
-    let mut lines = text.lines();
-    let dims: Vec<usize> = lines
-        .next()
-        .unwrap()
-        .split_whitespace()
-        .skip(1)
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let expected: Vec<Option<f32>> = lines.map(|l| (l != "--").then(|| l.parse().unwrap())).collect();
+    let (dims, values) = common::cfdm_shape_and_values(&text);
+    let expected: Vec<Option<f32>> = values.iter().map(|l| (l != "--").then(|| l.parse().unwrap())).collect();
     assert_eq!(dims, [5, 4]);
     assert_eq!(expected.iter().filter(|v| v.is_none()).count(), 1);
 

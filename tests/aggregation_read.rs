@@ -532,22 +532,13 @@ fn time_units_are_converted_within_one_calendar() {
     let m = dir.join("m360.zarr");
     {
         let d = Def::create(&zurl(&m, ""), 0);
-        let t = d.dim("time", 2);
-        let f = d.dim("f", 1);
-        let j = d.dim("j", 1);
+        d.dim("time", 2);
         let v = d.var("v", NC_DOUBLE, &[]);
-        d.text(v, "aggregated_dimensions", "time");
-        d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
         d.text(v, "units", "days since 2000-01-01");
         d.text(v, "calendar", "360_day");
-        let mv = d.var("fmap", NC_INT64, &[j, f]);
-        let uv = d.var("furis", NC_STRING, &[f]);
-        let iv = d.var("fid", NC_STRING, &[]);
-        let _ = t;
+        let map = d.time_map(v, 1);
         d.enddef();
-        d.int64s(mv, &[2]);
-        d.strings(uv, &["c.zarr"]);
-        d.strings(iv, &["v"]);
+        map.write(&d, &[2], &["c.zarr"], "v");
         d.close();
     }
     let ncid = open(&zurl(&m, ""));
@@ -641,18 +632,10 @@ fn empty_aggregations_and_zero_size_fragments() {
     {
         let d = Def::create(&zurl(&m, ""), 0);
         d.dim("time", 3);
-        let f = d.dim("f", 3);
-        let j = d.dim("j", 1);
         let v = d.var("v", NC_FLOAT, &[]);
-        d.text(v, "aggregated_dimensions", "time");
-        d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
-        let mv = d.var("fmap", NC_INT64, &[j, f]);
-        let uv = d.var("furis", NC_STRING, &[f]);
-        let iv = d.var("fid", NC_STRING, &[]);
+        let map = d.time_map(v, 3);
         d.enddef();
-        d.int64s(mv, &[2, 0, 0]);
-        d.strings(uv, &["a.zarr", "a.zarr", "c.zarr"]);
-        d.strings(iv, &["v"]);
+        map.write(&d, &[2, 0, 0], &["a.zarr", "a.zarr", "c.zarr"], "v");
         d.close();
     }
     let ncid = open(&zurl(&m, ""));

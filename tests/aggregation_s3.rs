@@ -37,19 +37,11 @@ fn fragment(url: &str, vals: &[f32]) {
 fn master(url: &str, uris: [&str; 2]) {
     let d = Def::create(url, 0);
     d.dim("time", 5);
-    let f = d.dim("f", 2);
-    let j = d.dim("j", 1);
     let v = d.var("v", NC_FLOAT, &[]);
     d.float_att(v, "_FillValue", -1.0);
-    d.text(v, "aggregated_dimensions", "time");
-    d.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
-    let mv = d.var("fmap", NC_INT64, &[j, f]);
-    let uv = d.var("furis", NC_STRING, &[f]);
-    let iv = d.var("fid", NC_STRING, &[]);
+    let map = d.time_map(v, 2);
     d.enddef();
-    d.int64s(mv, &[2, 3]);
-    d.strings(uv, &uris);
-    d.strings(iv, &["/v"]);
+    map.write(&d, &[2, 3], &uris, "/v");
     d.close();
 }
 

@@ -5,7 +5,7 @@ use std::ffi::{CString, c_char, c_int};
 
 use netcdf::ffi::*;
 
-use super::nc::NC_FLOAT;
+use super::nc::{NC_FLOAT, NC_INT64, NC_STRING};
 
 /// A C string of `s` (no interior NUL in test names).
 pub fn c(s: &str) -> CString {
@@ -93,6 +93,39 @@ impl Def {
 
     pub fn close(self) {
         ok(nc_close(self.ncid), "close");
+    }
+
+    /// Make `v` a CF-1.13 aggregation along `time` alone over `nfrag`
+    /// fragments: its `aggregated_dimensions` and `aggregated_data`, and the
+    /// variables `fmap(j = 1, f = nfrag)`, `furis(f)` and a scalar `fid`,
+    /// whose values `TimeMap::write` gives after `enddef`.
+    pub fn time_map(&self, v: c_int, nfrag: usize) -> TimeMap {
+        let f = self.dim("f", nfrag);
+        let j = self.dim("j", 1);
+        self.text(v, "aggregated_dimensions", "time");
+        self.text(v, "aggregated_data", "map: fmap uris: furis identifiers: fid");
+        TimeMap {
+            map: self.var("fmap", NC_INT64, &[j, f]),
+            uris: self.var("furis", NC_STRING, &[f]),
+            id: self.var("fid", NC_STRING, &[]),
+        }
+    }
+}
+
+/// The fragment variables of a master made by `Def::time_map`.
+pub struct TimeMap {
+    map: c_int,
+    uris: c_int,
+    id: c_int,
+}
+
+impl TimeMap {
+    /// The fragments' sizes along `time`, their URIs and the variable `id`
+    /// in each.
+    pub fn write(&self, d: &Def, sizes: &[i64], uris: &[&str], id: &str) {
+        d.int64s(self.map, sizes);
+        d.strings(self.uris, uris);
+        d.strings(self.id, &[id]);
     }
 }
 

@@ -134,3 +134,13 @@ pub fn run_cfdm(script: &str, args: &[&std::ffi::OsStr]) -> String {
     assert!(first.starts_with("cfdm 1.13"), "{text}");
     rest.to_string()
 }
+
+/// A cfdm script's reading of a variable (`run_cfdm`'s output): a first
+/// line `<label> <dim> <dim> ...`, then one line per value. Its shape and
+/// the value lines.
+pub fn cfdm_shape_and_values(text: &str) -> (Vec<usize>, Vec<String>) {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_else(|| panic!("no shape line in {text:?}"));
+    let shape = first.split_whitespace().skip(1).map(|s| s.parse().unwrap()).collect();
+    (shape, lines.map(str::to_string).collect())
+}
