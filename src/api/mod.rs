@@ -475,9 +475,84 @@ mod tests {
     use crate::storage::Placement;
     use std::sync::Mutex;
 
-    /// A sync stores a new array's objects as new ones, `.zattrs` for
-    /// every new array before any `.zarray` (which makes it an array); an
-    /// array stored before has its objects replaced; the groups come last.
+    /// Many arrays in a directory (built and stored on the pool, array by
+    /// array): each new array's objects as new objects, in order (the one
+    /// that makes it an array last), an array stored before replaced, the
+    /// groups after every array.
+    #[test]
+    fn many_arrays_keep_each_arrays_order_and_placement() {
+        for v3 in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("d.zarr");
+            let mode = if v3 { "nczarr,v3,file" } else { "nczarr,file" };
+            let url = format!("file://{}#mode={mode}", path.display());
+            let mut ds = create_dataset(&url, NC_NETCDF4).unwrap();
+            let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+            ds.def_var(0, "old", NcType::Int, &[x]).unwrap();
+            sync_all(&mut ds, Durability::Visible).unwrap();
+            ds.put_att(
+                0,
+                0,
+                "units",
+                NcType::Char,
+                crate::model::AttValue::Bytes(b"m".to_vec()),
+            )
+            .unwrap();
+            let n = 200;
+            for i in 0..n {
+                ds.def_var(0, &format!("v{i}"), NcType::Float, &[x]).unwrap();
+            }
+            let calls: Mutex<Vec<(Placement, Vec<String>)>> = Mutex::new(Vec::new());
+            let record = |store: &dyn Store, objs: write::Batch, how: Placement| {
+                let keys = objs
+                    .iter()
+                    .map(|(k, _)| k.as_str().trim_start_matches('/').to_string())
+                    .collect();
+                calls.lock().unwrap().push((how, keys));
+                crate::engine::put_all(store, objs, how)
+            };
+            write::sync_metadata(&mut ds, &record).unwrap();
+            let calls = calls.into_inner().unwrap();
+            let at = |key: &str| {
+                let found: Vec<(usize, Placement)> = calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, keys))| keys.iter().any(|k| k == key))
+                    .map(|(i, (how, _))| (i, *how))
+                    .collect();
+                assert_eq!(found.len(), 1, "{key} stored once (v3 {v3})");
+                found[0]
+            };
+            let group = at(if v3 { "zarr.json" } else { ".zattrs" }).0;
+            for i in 0..n {
+                let last = if v3 {
+                    at(&format!("v{i}/zarr.json"))
+                } else {
+                    let attrs = at(&format!("v{i}/.zattrs"));
+                    let array = at(&format!("v{i}/.zarray"));
+                    assert_eq!(attrs.1, Placement::New);
+                    assert!(attrs.0 < array.0, "v{i}: .zattrs before .zarray");
+                    array
+                };
+                assert_eq!(last.1, Placement::New);
+                assert!(last.0 < group, "v{i} before the group");
+            }
+            let old = at(if v3 { "old/zarr.json" } else { "old/.zarray" });
+            assert_eq!(old.1, Placement::Replace);
+            assert!(old.0 < group);
+            // What was stored reads back.
+            drop(ds);
+            let ncid = open(&url, 0).unwrap();
+            let (shared, _) = handles::get(ncid).unwrap();
+            assert_eq!(shared.lock().unwrap().groups[0].vars.len(), n + 1);
+            close(ncid).unwrap();
+        }
+    }
+
+    /// A sync of a few arrays stores a new array's objects as new ones,
+    /// `.zattrs` for every new array before any `.zarray` (which makes it an
+    /// array); an array stored before has its objects replaced; the groups
+    /// come last.
     #[test]
     fn new_arrays_are_stored_as_new_objects_in_steps() {
         for v3 in [false, true] {

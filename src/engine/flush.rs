@@ -17,6 +17,9 @@ use crate::storage::{Key, Placement, Store};
 /// holds at a time.
 const ENCODED_PER_BATCH: usize = 256;
 
+/// From this many variables with dirty chunks on, a flush prepares them on the pool.
+const POOL_COLLECT_MIN: usize = 64;
+
 /// A chunk's stored bytes, ready to be written by its source.
 pub(super) struct Encoded<'a> {
     pub source: &'a dyn ChunkSource,
@@ -170,21 +173,26 @@ struct DirtyChunk {
 pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
     let store = ds.store.clone();
     ds.deferred_bytes = 0;
-    let mut vars: Vec<DirtyVar> = Vec::new();
-    for g in 0..ds.groups.len() {
-        for vi in 0..ds.groups[g].vars.len() {
-            let var = &ds.groups[g].vars[vi];
-            if !var.cache.has_dirty() {
-                continue;
-            }
-            vars.push(DirtyVar {
-                grp: g,
-                var: vi,
-                chunks: VarChunks::of(ds, g, var),
-                idxs: var.cache.dirty_keys(),
-            });
+    let dirty: Vec<(usize, usize)> = (0..ds.groups.len())
+        .flat_map(|g| (0..ds.groups[g].vars.len()).map(move |vi| (g, vi)))
+        .filter(|&(g, vi)| ds.groups[g].vars[vi].cache.has_dirty())
+        .collect();
+    let dsr: &Dataset = ds;
+    let of = |&(grp, var): &(usize, usize)| {
+        let v = &dsr.groups[grp].vars[var];
+        DirtyVar {
+            grp,
+            var,
+            chunks: VarChunks::of(dsr, grp, v),
+            idxs: v.cache.dirty_keys(),
         }
-    }
+    };
+    // A dataset of many small variables: their sources are made on the pool too.
+    let vars: Vec<DirtyVar> = if dirty.len() >= POOL_COLLECT_MIN {
+        pool::on_pool(|| dirty.par_iter().map(of).collect())
+    } else {
+        dirty.iter().map(of).collect()
+    };
     if vars.is_empty() {
         return Ok(());
     }
@@ -236,18 +244,35 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             pool::on_pool(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
         }
     };
+    // Jobs (and so results) come variable by variable, in `vars`' order.
     let mut first_err = None;
-    for (j, r) in jobs.iter().zip(results) {
-        let d = &vars[j.var];
-        match r {
-            Ok(()) => ds.groups[d.grp].vars[d.var].cache.clear_dirty(&d.idxs[j.chunk]),
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-    }
+    let mut results = results.into_iter();
     for d in vars {
         let var = &mut ds.groups[d.grp].vars[d.var];
+        let mut all_written = true;
+        for (idx, r) in d.idxs.iter().zip(results.by_ref()) {
+            match r {
+                Ok(()) => {
+                    if !all_written {
+                        var.cache.clear_dirty(idx);
+                    }
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    if all_written {
+                        // Those before this one were written.
+                        let done = d.idxs.iter().take_while(|&i| i != idx);
+                        done.for_each(|i| var.cache.clear_dirty(i));
+                        all_written = false;
+                    }
+                }
+            }
+        }
+        if all_written {
+            // Every dirty chunk was collected and written: nothing dirtied
+            // the cache since (the dataset is borrowed all along).
+            var.cache.clear_all_dirty();
+        }
         var.chunks_on_disk = true;
         if var.stored_key.is_none() {
             var.stored_key = Some(d.chunks.spec.node.clone());

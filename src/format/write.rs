@@ -289,17 +289,23 @@ pub(super) fn dirty_arrays(ds: &Dataset) -> Vec<(usize, usize, String)> {
 const POOL_BUILD_MIN: usize = 64;
 
 /// How `sync_metadata` stores a batch of objects (`engine::put_all`).
-pub type PutAll<'a> = &'a dyn Fn(&dyn Store, Batch, Placement) -> NcResult<()>;
+pub type PutAll<'a> = &'a (dyn Fn(&dyn Store, Batch, Placement) -> NcResult<()> + Sync);
 
 /// Build and store the metadata objects of the arrays `dirty` (see
 /// [`dirty_arrays`]); `build` makes an array's objects from its key and
-/// variable, the one that makes it an array last. Many arrays (a dataset
-/// of thousands of variables) are built on the pool: building only reads
-/// the dataset. An array stored before has its objects replaced; a new
-/// one's are new objects (`Placement::New`), stored in `build`'s order,
-/// each step for every new array before the next: a reader finds the
-/// array only once its other objects are whole, and a half-written last
-/// object is invalid metadata, which it reports and skips.
+/// variable, the one that makes it an array last. An array stored before
+/// has its objects replaced; a new one's are new objects
+/// (`Placement::New`), each stored only once the one before it is whole: a
+/// reader finds the array only once its other objects are whole, and a
+/// half-written last object is invalid metadata, which it reports and
+/// skips. Building only reads the dataset.
+///
+/// Where one request at a time is the way to store (a directory, a zip),
+/// many arrays are built and stored on the pool, array by array, each
+/// array's objects in order: no array waits for the others, and no object
+/// outlives its write. Where requests overlap (S3), every array's objects
+/// are built first and stored through `put_all` in steps (each step for
+/// every new array before the next), so that each step goes out at once.
 pub(super) fn store_array_objects(
     ds: &Dataset,
     dirty: &[(usize, usize, String)],
@@ -307,7 +313,26 @@ pub(super) fn store_array_objects(
     put_all: PutAll<'_>,
 ) -> NcResult<()> {
     use rayon::prelude::*;
+    let store = ds.store.as_ref();
     let one = |(g, vi, key): &(usize, usize, String)| build(key, &ds.groups[*g].vars[*vi]);
+    if dirty.len() >= POOL_BUILD_MIN && !store.concurrent_requests() {
+        let store_one = |d: &(usize, usize, String)| -> NcResult<()> {
+            let how = if ds.groups[d.0].vars[d.1].created {
+                Placement::Replace
+            } else {
+                Placement::New
+            };
+            one(d)?.into_iter().try_for_each(|obj| put_all(store, vec![obj], how))
+        };
+        // A few tasks per thread: one array per task would spend more time
+        // waking threads than writing.
+        let per_task = dirty.len().div_ceil(crate::runtime::pool::threads() * 4).max(1);
+        return crate::runtime::pool::on_pool(|| {
+            dirty
+                .par_chunks(per_task)
+                .try_for_each(|arrays| arrays.iter().try_for_each(store_one))
+        });
+    }
     let per_array: Vec<Batch> = if dirty.len() < POOL_BUILD_MIN {
         dirty.iter().map(one).collect::<NcResult<_>>()?
     } else {
@@ -327,7 +352,6 @@ pub(super) fn store_array_objects(
             steps[step].push(obj);
         }
     }
-    let store = ds.store.as_ref();
     if !replace.is_empty() {
         put_all(store, replace, Placement::Replace)?;
     }

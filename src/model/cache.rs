@@ -46,9 +46,15 @@ pub struct ChunkCache {
     pub nelems: usize,
     pub preemption: f32,
     entries: HashMap<Vec<u64>, Entry>,
+    /// Use order of the entries (tick of last use, key), kept only while
+    /// there are two or more: one entry is its own least recently used,
+    /// and a variable of one chunk (a dataset of thousands of small
+    /// variables) then holds no second structure.
     lru: BTreeMap<u64, Vec<u64>>,
     tick: u64,
     used: usize,
+    /// How many entries are dirty.
+    dirty: usize,
     /// Chunks recently read in part, most recent last.
     part_reads: VecDeque<Vec<u64>>,
 }
@@ -79,6 +85,7 @@ impl ChunkCache {
             lru: BTreeMap::new(),
             tick: 0,
             used: 0,
+            dirty: 0,
             part_reads: VecDeque::new(),
         }
     }
@@ -86,10 +93,13 @@ impl ChunkCache {
     fn touch(&mut self, key: &[u64]) {
         self.tick += 1;
         let t = self.tick;
+        let ordered = self.entries.len() > 1;
         if let Some(e) = self.entries.get_mut(key) {
-            self.lru.remove(&e.tick);
+            if ordered {
+                self.lru.remove(&e.tick);
+                self.lru.insert(t, key.to_vec());
+            }
             e.tick = t;
-            self.lru.insert(t, key.to_vec());
         }
     }
 
@@ -116,7 +126,10 @@ impl ChunkCache {
     pub fn get_mut(&mut self, key: &[u64]) -> Option<&mut ChunkData> {
         self.touch(key);
         let e = self.entries.get_mut(key)?;
-        e.dirty = true;
+        if !e.dirty {
+            e.dirty = true;
+            self.dirty += 1;
+        }
         // Size may change (strings); recomputed on eviction checks.
         Some(&mut e.data)
     }
@@ -124,9 +137,9 @@ impl ChunkCache {
     /// Insert a chunk. Returns the entries evicted to stay within bounds
     /// (with their dirty flags); dirty ones must be written by the caller.
     pub fn insert(&mut self, key: Vec<u64>, data: ChunkData, dirty: bool) -> Vec<Evicted> {
-        if let Some(old) = self.entries.remove(&key) {
-            self.lru.remove(&old.tick);
+        if let Some(old) = self.remove_entry(&key) {
             self.used -= old.data.byte_size();
+            self.dirty -= usize::from(old.dirty);
         }
         let sz = data.byte_size();
         // A chunk larger than the whole cache is not kept.
@@ -143,7 +156,19 @@ impl ChunkCache {
         }
         self.tick += 1;
         self.used += sz;
-        self.lru.insert(self.tick, key.clone());
+        self.dirty += usize::from(dirty);
+        match self.entries.len() {
+            0 => {}
+            1 => {
+                // A second entry: the order starts with the first.
+                let (k, e) = self.entries.iter().next().expect("one entry");
+                self.lru.insert(e.tick, k.clone());
+                self.lru.insert(self.tick, key.clone());
+            }
+            _ => {
+                self.lru.insert(self.tick, key.clone());
+            }
+        }
         self.entries.insert(
             key,
             Entry {
@@ -155,13 +180,30 @@ impl ChunkCache {
         self.evict()
     }
 
+    /// Take an entry out, keeping the use order as `lru` says.
+    fn remove_entry(&mut self, key: &[u64]) -> Option<Entry> {
+        let e = self.entries.remove(key)?;
+        if self.entries.len() < 2 {
+            self.lru.clear();
+        } else {
+            self.lru.remove(&e.tick);
+        }
+        Some(e)
+    }
+
     fn evict(&mut self) -> Vec<Evicted> {
         let mut out = Vec::new();
         while self.entries.len() > self.nelems || self.used > self.size {
-            let Some((&t, _)) = self.lru.iter().next() else { break };
-            let key = self.lru.remove(&t).unwrap_or_default();
-            if let Some(e) = self.entries.remove(&key) {
+            let key = match self.lru.first_key_value() {
+                Some((_, k)) => k.clone(),
+                None => match self.entries.keys().next() {
+                    Some(k) if self.entries.len() == 1 => k.clone(),
+                    _ => break,
+                },
+            };
+            if let Some(e) = self.remove_entry(&key) {
                 self.used -= e.data.byte_size();
+                self.dirty -= usize::from(e.dirty);
                 out.push(Evicted {
                     idx: key,
                     data: e.data,
@@ -181,9 +223,9 @@ impl ChunkCache {
     /// Remove a chunk from the cache and hand it over (it is put back, dirty,
     /// after modification).
     pub fn take(&mut self, key: &[u64]) -> Option<ChunkData> {
-        let e = self.entries.remove(key)?;
-        self.lru.remove(&e.tick);
+        let e = self.remove_entry(key)?;
         self.used -= e.data.byte_size();
+        self.dirty -= usize::from(e.dirty);
         Some(e.data)
     }
 
@@ -201,20 +243,34 @@ impl ChunkCache {
 
     /// Mark a chunk clean (it was written).
     pub fn clear_dirty(&mut self, key: &[u64]) {
-        if let Some(e) = self.entries.get_mut(key) {
+        if let Some(e) = self.entries.get_mut(key)
+            && e.dirty
+        {
             e.dirty = false;
+            self.dirty -= 1;
+        }
+    }
+
+    /// Mark every chunk clean (all were written).
+    pub fn clear_all_dirty(&mut self) {
+        if self.dirty > 0 {
+            self.entries.values_mut().for_each(|e| e.dirty = false);
+            self.dirty = 0;
         }
     }
 
     /// Mark a chunk dirty again (after a failed write).
     pub fn mark_dirty(&mut self, key: &[u64]) {
-        if let Some(e) = self.entries.get_mut(key) {
+        if let Some(e) = self.entries.get_mut(key)
+            && !e.dirty
+        {
             e.dirty = true;
+            self.dirty += 1;
         }
     }
 
     pub fn has_dirty(&self) -> bool {
-        self.entries.values().any(|e| e.dirty)
+        self.dirty > 0
     }
 
     /// Drop clean entries and resize (nc_set_var_chunk_cache). Dirty entries
@@ -231,6 +287,9 @@ impl ChunkCache {
     pub fn clear_fill(&mut self) {
         self.entries.retain(|_, e| e.dirty);
         self.lru.retain(|_, k| self.entries.contains_key(k));
+        if self.entries.len() < 2 {
+            self.lru.clear();
+        }
         self.used = self.entries.values().map(|e| e.data.byte_size()).sum();
     }
 
@@ -238,6 +297,7 @@ impl ChunkCache {
         self.entries.clear();
         self.lru.clear();
         self.used = 0;
+        self.dirty = 0;
     }
 }
 
@@ -268,6 +328,73 @@ mod tests {
         let ev = c.insert(vec![3], ChunkData::Bytes(vec![0; 1000]), true);
         assert_eq!(ev.len(), 1);
         assert!(!c.contains(&[3]));
+    }
+    #[test]
+    fn use_order_survives_going_down_to_one_entry_and_back() {
+        let b = || ChunkData::Bytes(vec![0; 10]);
+        let mut c = ChunkCache::new(100, 2, 0.75);
+        c.insert(vec![0], b(), false);
+        c.insert(vec![1], b(), false);
+        c.get(&[0]);
+        let ev = c.insert(vec![2], b(), false);
+        assert_eq!(ev.iter().map(|e| e.idx.clone()).collect::<Vec<_>>(), vec![vec![1]]);
+        assert!(c.take(&[2]).is_some());
+        // One entry left ([0]); a newer one joins, then a third pushes out
+        // the older of the two.
+        c.insert(vec![3], b(), false);
+        c.get(&[3]);
+        let ev = c.insert(vec![4], b(), false);
+        assert_eq!(ev.iter().map(|e| e.idx.clone()).collect::<Vec<_>>(), vec![vec![0]]);
+        // Shrinking to nothing evicts the least recently used first.
+        c.get(&[3]);
+        let ev = c.resize(100, 0, 0.75);
+        assert_eq!(
+            ev.iter().map(|e| e.idx.clone()).collect::<Vec<_>>(),
+            vec![vec![4], vec![3]]
+        );
+        assert!(!c.contains(&[3]) && !c.contains(&[4]));
+        // A single entry alone over the byte bound goes too.
+        let mut c = ChunkCache::new(15, 4, 0.75);
+        c.insert(vec![7], b(), true);
+        if let Some(d) = c.get_mut(&[7]) {
+            *d = ChunkData::Bytes(vec![0; 20]);
+        }
+        let ev = c.rebalance();
+        assert_eq!((ev.len(), ev[0].dirty), (1, true));
+    }
+
+    #[test]
+    fn dirty_count_follows_every_change() {
+        let mut c = ChunkCache::new(100, 3, 0.75);
+        assert!(!c.has_dirty());
+        c.insert(vec![0], ChunkData::Bytes(vec![0; 10]), false);
+        assert!(!c.has_dirty());
+        c.get_mut(&[0]);
+        c.get_mut(&[0]);
+        assert!(c.has_dirty());
+        c.clear_dirty(&[0]);
+        c.clear_dirty(&[0]);
+        assert!(!c.has_dirty());
+        c.mark_dirty(&[0]);
+        c.insert(vec![0], ChunkData::Bytes(vec![0; 10]), false);
+        assert!(!c.has_dirty(), "replaced by a clean chunk");
+        c.insert(vec![1], ChunkData::Bytes(vec![0; 10]), true);
+        assert!(c.take(&[1]).is_some());
+        assert!(!c.has_dirty(), "taken away");
+        // Evicted dirty chunks leave with their flag.
+        for i in 2..6 {
+            let ev = c.insert(vec![i], ChunkData::Bytes(vec![0; 10]), true);
+            assert!(ev.iter().all(|e| e.idx != vec![i]));
+        }
+        assert_eq!(c.dirty_keys(), vec![vec![3], vec![4], vec![5]]);
+        c.clear_dirty(&[3]);
+        assert_eq!(c.dirty_keys(), vec![vec![4], vec![5]]);
+        c.clear_all_dirty();
+        assert!(!c.has_dirty());
+        assert!(c.dirty_keys().is_empty());
+        c.insert(vec![9], ChunkData::Bytes(vec![0; 10]), true);
+        c.clear();
+        assert!(!c.has_dirty());
     }
 }
 

@@ -100,6 +100,15 @@ impl AttList {
         }
     }
 
+    /// Whether any of `names` is an attribute here (one pass over a short
+    /// list, rather than one per name).
+    pub fn has_any(&self, names: &[&str]) -> bool {
+        match &self.index {
+            Some(ix) => names.iter().any(|n| ix.contains_key(*n)),
+            None => self.list.iter().any(|a| names.contains(&a.name.as_str())),
+        }
+    }
+
     /// The attribute `name`.
     pub fn by_name(&self, name: &str) -> Option<&Att> {
         self.position_of(name).map(|i| &self.list[i])
@@ -1463,6 +1472,26 @@ mod tests {
         assert_eq!(ds.def_var(0, "v3", NcType::Int, &[d]), Ok(41));
         assert_eq!(ds.def_var(0, "three", NcType::Int, &[d]), Err(NcError::NameInUse));
         assert_eq!(ds.group_var(0, "nothing"), None);
+    }
+
+    #[test]
+    fn any_of_several_attribute_names_is_found_short_or_indexed() {
+        let att = |name: &str| Att {
+            name: name.to_string(),
+            ty: NcType::Int,
+            value: AttValue::Bytes(vec![0; 4]),
+        };
+        let mut list = AttList::default();
+        assert!(!list.has_any(&["a", "b"]));
+        list.set(att("b"));
+        assert!(list.has_any(&["a", "b"]));
+        assert!(!list.has_any(&["a", "c"]));
+        for i in 0..=ATT_SCAN_LIMIT {
+            list.set(att(&format!("x{i}")));
+        }
+        assert!(list.index.is_some());
+        assert!(list.has_any(&["a", "b"]));
+        assert!(!list.has_any(&["a", "c"]));
     }
 
     #[test]

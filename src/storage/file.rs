@@ -516,9 +516,48 @@ pub struct Pending {
     dirs: HashMap<OsString, DirFiles, FastHash>,
     /// Names held in all of `dirs`, at most [`MAX_PENDING_NAMES`].
     names: usize,
+    /// Files written (full paths) and directories changed since the last
+    /// [`Pending::fold`], as they came: a write appends its path, with no
+    /// lookup and no copy; they join `dirs` when a flush takes the record,
+    /// or once [`LOG_FOLD_AT`] are held.
+    files: Vec<PathBuf>,
+    changed: Vec<PathBuf>,
 }
 
+/// How many paths [`Pending`] holds as they came before it folds them in.
+const LOG_FOLD_AT: usize = 1 << 14;
+
 impl Pending {
+    /// The file at `path` was written (recorded as it came; see `files`).
+    pub fn log_file(&mut self, path: PathBuf) {
+        self.files.push(path);
+        self.fold_if_full();
+    }
+
+    /// The entries of `dir` changed (recorded as it came; see `changed`).
+    pub fn log_dir(&mut self, dir: PathBuf) {
+        self.changed.push(dir);
+        self.fold_if_full();
+    }
+
+    fn fold_if_full(&mut self) {
+        if self.files.len() + self.changed.len() >= LOG_FOLD_AT {
+            self.fold();
+        }
+    }
+
+    /// Move what was logged into `dirs`, each path and name once.
+    fn fold(&mut self) {
+        for dir in std::mem::take(&mut self.changed) {
+            self.dir_changed(&dir);
+        }
+        for path in std::mem::take(&mut self.files) {
+            if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
+                self.file_written(dir, name);
+            }
+        }
+    }
+
     /// The entries of `dir` changed.
     pub fn dir_changed(&mut self, dir: &Path) {
         if !self.dirs.contains_key(dir.as_os_str()) {
@@ -555,6 +594,7 @@ impl Pending {
     /// Everything recorded, as one batch per directory; the record is empty
     /// afterwards.
     pub fn take(&mut self) -> Vec<Batch> {
+        self.fold();
         self.names = 0;
         self.dirs
             .drain()
@@ -582,12 +622,14 @@ impl Pending {
     }
 
     /// How many directories and file names are recorded.
-    pub fn counts(&self) -> (usize, usize) {
+    pub fn counts(&mut self) -> (usize, usize) {
+        self.fold();
         (self.dirs.len(), self.names)
     }
 
     /// What is recorded for `dir`.
-    pub fn files_of(&self, dir: &Path) -> Option<&DirFiles> {
+    pub fn files_of(&mut self, dir: &Path) -> Option<&DirFiles> {
+        self.fold();
         self.dirs.get(dir.as_os_str())
     }
 }
@@ -838,7 +880,7 @@ impl FileStore {
 
     /// Record that the entries of `dir` changed (for the next stable flush).
     fn dir_changed(&self, dir: &Path) {
-        self.pending().dir_changed(dir);
+        self.pending().log_dir(dir.to_path_buf());
     }
 
     /// Make durable what `pending` holds: first every recorded file
@@ -954,9 +996,10 @@ impl FileStore {
     fn make_dir(&self, dir: &Path) -> io::Result<()> {
         match DirBuilder::new().mode(DIR_MODE).create(dir) {
             Ok(()) => {
-                self.dir_changed(dir);
+                let mut pending = self.pending();
+                pending.log_dir(dir.to_path_buf());
                 if let Some(p) = dir.parent() {
-                    self.dir_changed(p);
+                    pending.log_dir(p.to_path_buf());
                 }
                 Ok(())
             }
@@ -1298,7 +1341,7 @@ impl Store for FileStore {
                     s.submit(file, dir, name);
                     self.dir_changed(dir);
                 }
-                None => self.pending().file_written(dir, name),
+                None => self.pending().log_file(path),
             }
             return Ok(());
         }
@@ -1312,7 +1355,7 @@ impl Store for FileStore {
         if syncer.is_some() {
             self.dir_changed(dir);
         } else {
-            self.pending().file_written(dir, name);
+            self.pending().log_file(path);
         }
         Ok(())
     }
@@ -1334,7 +1377,7 @@ impl Store for FileStore {
                 s.submit(file, dir, name);
                 self.dir_changed(dir);
             }
-            None => self.pending().file_written(dir, name),
+            None => self.pending().log_file(path),
         }
         Ok(())
     }
@@ -1472,6 +1515,36 @@ mod tests {
         // The parent, the root and v; the root once, with its .zgroup.
         assert_eq!(store.pending().counts(), (3, 2));
         assert_eq!(store.pending().files_of(store.root()), Some(&named(&[".zgroup"])));
+    }
+
+    #[test]
+    fn pending_logs_paths_as_they_come_and_folds_them_once_each() {
+        let mut p = Pending::default();
+        p.log_dir(PathBuf::from("/ds/v"));
+        p.log_dir(PathBuf::from("/ds"));
+        p.log_dir(PathBuf::from("/ds/v"));
+        p.log_file(PathBuf::from("/ds/v/0"));
+        p.log_file(PathBuf::from("/ds/v/0"));
+        p.log_file(PathBuf::from("/ds/.zgroup"));
+        assert_eq!((p.files.len(), p.changed.len()), (3, 3));
+        assert_eq!(p.counts(), (2, 2));
+        assert_eq!(p.files_of(Path::new("/ds/v")), Some(&named(&["0"])));
+        // Held as they came only up to LOG_FOLD_AT paths.
+        for i in 0..LOG_FOLD_AT + 10 {
+            p.log_file(PathBuf::from(format!("/ds/w/{i}")));
+            assert!(p.files.len() + p.changed.len() < LOG_FOLD_AT);
+        }
+        assert_eq!(p.counts(), (3, 2 + LOG_FOLD_AT + 10));
+        let n: usize = p
+            .take()
+            .iter()
+            .map(|b| match &b.files {
+                DirFiles::Named(s) => s.len(),
+                DirFiles::All => usize::MAX,
+            })
+            .sum();
+        assert_eq!(n, 2 + LOG_FOLD_AT + 10);
+        assert_eq!(p.counts(), (0, 0));
     }
 
     #[test]

@@ -91,7 +91,7 @@ fn att_ints(a: &Att) -> Option<Vec<i64>> {
 impl Request {
     /// The request the special attributes of `var` make; None without any.
     pub fn of(var: &Var) -> NcResult<Option<Request>> {
-        if !REQUEST_ATTS.iter().any(|n| var.att(n).is_some()) {
+        if !var.atts.has_any(&REQUEST_ATTS) {
             return Ok(None);
         }
         let shape = match var.att(ATT_SHAPE) {
@@ -771,7 +771,7 @@ pub fn before_sync(ds: &mut Dataset, level: Durability) -> NcResult<()> {
     let mut asked = Vec::new();
     for (g, grp) in ds.groups.iter().enumerate() {
         for (vi, v) in grp.vars.iter().enumerate() {
-            if REQUEST_ATTS.iter().any(|n| v.att(n).is_some()) {
+            if v.atts.has_any(&REQUEST_ATTS) {
                 asked.push((g, vi));
             }
         }
