@@ -162,9 +162,10 @@ def run_proc(cmd, env, timeout):
 
 
 class Runner:
-    def __init__(self, args, ncbench, refdir):
+    def __init__(self, args, ncbench, refdir, limits_bin=None):
         self.args = args
         self.ncbench = ncbench
+        self.limits_bin = limits_bin
         self.results = []  # every row of the table, in order
         venv_site = os.path.dirname(os.path.realpath(args.reference)) if args.reference else ""
         plugins = os.path.join(os.path.dirname(venv_site), "netCDF4", "plugins")
@@ -381,42 +382,76 @@ def w1(R, p, scratch, with_context):
 
 
 def w2(R, p, scratch):
+    """W2 on one scratch directory. Every create goes to a path of its own and
+    nothing is removed until every create and open here is done: on ext4
+    without a journal (this machine's disk), creating files soon after many
+    were removed nearby is slow for whoever creates them (the allocator steps
+    over recently freed inodes one by one), which would measure the removal
+    of the previous store rather than the create. The file-system floor (the
+    same objects from plain C, `limits ... metadata-once`) runs alternately
+    with the two libraries' nczarr creates, a fresh process each time as
+    theirs, and its median is the one the target is judged on. The create
+    over the previous store (its removal part of the create) comes last."""
     nvars = p["nvars"]
-    for kind, mode, extra in (("nczarr", "nczarr,file", {}), ("zarr", "zarr,file", {}),
-                              ("consolidated", "nczarr,consolidated,file", {"NCZARR_CONSOLIDATED": "1"})):
-        stores = {lib: os.path.join(scratch, f"w2-{lib}-{kind}.zarr") for lib in ("ours", "netcdf-c")}
+    os.makedirs(scratch, exist_ok=True)
+    made = []
+    floor = []
+    last = {}
+    kinds = (("nczarr", "nczarr,file", {}), ("zarr", "zarr,file", {}),
+             ("consolidated", "nczarr,consolidated,file", {"NCZARR_CONSOLIDATED": "1"}))
+    for kind, mode, extra in kinds:
         log(f"W2 {kind}: create {nvars}")
+        count = {}
 
-        def fresh(lib):
-            # Each repetition on a fresh path, as the file system's floor is
-            # measured (the removal is not timed).
-            rm(stores[lib])
-            return R.nc(lib, "w2create", url(stores[lib], mode), nvars, env_extra=extra)
+        def fresh(lib, kind=kind, mode=mode, extra=extra, count=count):
+            count[lib] = count.get(lib, 0) + 1
+            path = os.path.join(scratch, f"w2-{lib}-{kind}-{count[lib]}.zarr")
+            made.append(path)
+            last[(lib, kind)] = path
+            return R.nc(lib, "w2create", url(path, mode), nvars, env_extra=extra)
 
-        runs = R.alternate({lib: (lambda lib=lib: fresh(lib)) for lib in stores})
+        fns = {lib: (lambda lib=lib: fresh(lib)) for lib in ("ours", "netcdf-c")}
+        if kind == "nczarr" and R.limits_bin:
+            fns["floor"] = lambda: floor_once(R, scratch, made)
+        runs = R.alternate(fns)
+        floor.extend(r["wall"] for r in runs.pop("floor", []) if r.get("wall") is not None)
         cre = {k: summarise(v) for k, v in runs.items()}
         R.results.append(dict(w="W2", case=f"create {nvars} vars {kind}", op="create", kind=kind, nvars=nvars,
-                              ours=cre["ours"], ref=cre["netcdf-c"], ctx={}))
-        if kind == "nczarr":
-            # NC_CLOBBER over the store of the previous repetition: the old
-            # tree's removal is part of the create.
-            log(f"W2 {kind}: create {nvars} over the previous store")
-            runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2create", url(stores[lib], mode), nvars,
-                                                            env_extra=extra)) for lib in stores})
-            cre = {k: summarise(v) for k, v in runs.items()}
-            R.results.append(dict(w="W2", case=f"create {nvars} vars {kind} over the previous store",
-                                  op="create-clobber", kind=kind, nvars=nvars, ours=cre["ours"],
-                                  ref=cre["netcdf-c"], ctx={}))
-        src = stores["netcdf-c"] if cre["netcdf-c"].get("wall") is not None else stores["ours"]
+                              ours=cre["ours"], ref=cre["netcdf-c"], ctx={},
+                              floor_alt=statistics.median(floor) if floor else None))
+        src_lib = "netcdf-c" if cre["netcdf-c"].get("wall") is not None else "ours"
+        src = last[(src_lib, kind)]
         log(f"W2 {kind}: open")
         runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2open", url(src, mode), env_extra=extra))
-                            for lib in stores})
+                            for lib in ("ours", "netcdf-c")})
         op = {k: summarise(v) for k, v in runs.items()}
         R.results.append(dict(w="W2", case=f"open+inquire {nvars} vars {kind}", op="open", kind=kind,
-                              ours=op["ours"], ref=op["netcdf-c"], ctx={},
-                              src="netcdf-c" if src == stores["netcdf-c"] else "ours"))
-        for s in stores.values():
-            rm(s)
+                              ours=op["ours"], ref=op["netcdf-c"], ctx={}, src=src_lib))
+    # NC_CLOBBER over each library's last nczarr store: the old tree's
+    # removal is part of the create.
+    kind, mode, extra = kinds[0]
+    log(f"W2 {kind}: create {nvars} over the previous store")
+    runs = R.alternate({lib: (lambda lib=lib: R.nc(lib, "w2create", url(last[(lib, kind)], mode), nvars,
+                                                    env_extra=extra)) for lib in ("ours", "netcdf-c")})
+    cre = {k: summarise(v) for k, v in runs.items()}
+    R.results.append(dict(w="W2", case=f"create {nvars} vars {kind} over the previous store",
+                          op="create-clobber", kind=kind, nvars=nvars, ours=cre["ours"],
+                          ref=cre["netcdf-c"], ctx={}))
+    for path in made:
+        rm(path)
+    rm(scratch)
+
+
+def floor_once(R, scratch, made):
+    """One run of the W2 floor (`limits DIR 0 metadata-once`) on a fresh path
+    (kept, in `made`): {"status": "ok", "wall": seconds} or the failure."""
+    path = os.path.join(scratch, f"w2-floor-{len(made)}")
+    made.append(path)
+    pr = subprocess.run([R.limits_bin, path, "0", "metadata-once"], capture_output=True, text=True)
+    for line in pr.stdout.splitlines():
+        if line.startswith("LIMIT "):
+            return {"status": "ok", "wall": json.loads(line[6:])["secs"]}
+    return {"status": f"limits exit {pr.returncode}: {pr.stderr.strip()[-200:]}"}
 
 
 class RequestLog:
@@ -1344,16 +1379,26 @@ def ratio_and_targets(row, lim):
             # Two floors: the metadata objects alone, and with the one chunk
             # per variable W2 also writes (the same objects as ours); the
             # target is on the second.
+            # The target is judged on the floor with the chunks as measured
+            # alternately with the creates (`floor_alt`, medians, a fresh
+            # process each); the limits table's best of three in one process
+            # is shown beside it.
             nvars = row.get("nvars")
+            alt = row.get("floor_alt")
             for name, judged in (("metadata 2000 arrays", False), ("metadata 2000 arrays + chunk", True)):
                 fl = [v for (n, t), v in (lim or {}).items() if n == name]
-                if not fl or ours is None or not nvars:
+                if ours is None or not nvars:
                     continue
-                floor = min(fl) * nvars / 2000
-                what = "file-system floor" + (" with the chunks" if judged else " of the metadata objects")
-                ref = f"; netcdf-c {row['ref']['wall'] / floor:.1f}x it" if row["ref"].get("wall") else ""
-                verdict = f" (≤{want:g}x): {'PASS' if ours <= want * floor else 'FAIL'}" if judged else ""
-                out.append(f"{what} {fmt_t(floor)}: ours {ours / floor:.2f}x it{verdict}{ref}")
+                floors = []
+                if judged and alt:
+                    floors.append(("alternated with the creates, median", alt * nvars / 2000, True))
+                if fl:
+                    floors.append(("limits, best of 3 in one process", min(fl) * nvars / 2000, judged and not alt))
+                for how, floor, judge in floors:
+                    what = "file-system floor" + (" with the chunks" if judged else " of the metadata objects")
+                    ref = f"; netcdf-c {row['ref']['wall'] / floor:.1f}x it" if row["ref"].get("wall") else ""
+                    verdict = f" (≤{want:g}x): {'PASS' if ours <= want * floor else 'FAIL'}" if judge else ""
+                    out.append(f"{what} ({how}) {fmt_t(floor)}: ours {ours / floor:.2f}x it{verdict}{ref}")
             continue
         if kind == "durable":
             fl = durable_floor_seconds(row, lim, "fdatasync")
@@ -1767,19 +1812,20 @@ def main():
         os.makedirs(pl["dir"])
         log(f"place {pl['label']}: {pl['dir']} ({pl['fstype']} on {pl['source']})")
     facts_start = machine_facts()
-    R = Runner(args, ncbench, refdir)
+    R = Runner(args, ncbench, refdir, limits_bin)
     lims = {}  # place label (None: what no file system changes) -> {(name, threads): value}
     try:
         if "limits" in only:
             lims[None] = limits(R, limits_bin, preset, places[0]["dir"], "cpu")
         # Every local workload on each place, disk first; then the S3 ones.
         for pl in places:
+            # W2 first: its creates meet no removals of the workloads before.
+            if "W2" in only:
+                at_place(R, pl["label"], w2, preset, os.path.join(pl["dir"], "w2"))
             if "limits" in only:
                 lims[pl["label"]] = limits(R, limits_bin, preset, pl["dir"], "fs")
             if "W1" in only:
                 at_place(R, pl["label"], w1, preset, pl["dir"], "context" in only)
-            if "W2" in only:
-                at_place(R, pl["label"], w2, preset, pl["dir"])
             if "W4" in only:
                 at_place(R, pl["label"], w4_dir, preset, pl["dir"], pl["label"])
             elif "W4formats" in only:
