@@ -327,10 +327,25 @@ pub fn close(ncid: i32) -> NcResult<()> {
         let level = close_level(&ds);
         let r = sync_all(&mut ds, level);
         ds.define_mode = false;
+        free_model_later(&mut ds);
         r
     };
     handles::remove(ncid)?;
     result
+}
+
+/// From this many variables on, a closed dataset's variables are freed on
+/// the pool, after `nc_close` returns (thousands of them take milliseconds).
+const FREE_LATER_MIN: usize = 256;
+
+/// Hand the variables of a dataset being closed to the pool to free: only
+/// plain memory (no variable reads from elsewhere, no parallel state).
+fn free_model_later(ds: &mut Dataset) {
+    let vars: usize = ds.groups.iter().map(|g| g.vars.len()).sum();
+    let plain = ds.parallel.is_none() && ds.groups.iter().all(|g| g.vars.iter().all(|v| v.external.is_none()));
+    if vars >= FREE_LATER_MIN && plain {
+        crate::runtime::pool::drop_later(std::mem::take(&mut ds.groups));
+    }
 }
 
 /// nc_abort: drop pending changes; a dataset created by this handle is

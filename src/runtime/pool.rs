@@ -22,6 +22,15 @@ static WORKERS: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
         .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool"))
 });
 
+/// Drop `value` on the pool, off the caller's thread (the model of a
+/// dataset of many variables, freed after `nc_close` has returned). A
+/// panic in a drop is caught and dropped with it: nothing waits for this.
+pub fn drop_later<T: Send + 'static>(value: T) {
+    WORKERS.spawn(move || {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
+    });
+}
+
 /// How many threads the pool has.
 pub fn threads() -> usize {
     WORKERS.current_num_threads().max(1)
