@@ -490,6 +490,29 @@ mod tests {
     use crate::storage::Placement;
     use std::sync::Mutex;
 
+    /// A dataset in a directory (NCZarr, v2 or v3) with dimension `x` and
+    /// one array `old`, stored, whose attributes changed since: the
+    /// directory (removed when dropped), its URL, the dataset and `x`.
+    fn with_a_stored_array(v3: bool) -> (tempfile::TempDir, String, Dataset, i32) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.zarr");
+        let mode = if v3 { "nczarr,v3,file" } else { "nczarr,file" };
+        let url = format!("file://{}#mode={mode}", path.display());
+        let mut ds = create_dataset(&url, NC_NETCDF4).unwrap();
+        let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+        ds.def_var(0, "old", NcType::Int, &[x]).unwrap();
+        sync_all(&mut ds, Durability::Visible).unwrap();
+        ds.put_att(
+            0,
+            0,
+            "units",
+            NcType::Char,
+            crate::model::AttValue::Bytes(b"m".to_vec()),
+        )
+        .unwrap();
+        (dir, url, ds, x)
+    }
+
     /// Many arrays in a directory (built and stored on the pool, array by
     /// array): each new array's objects as new objects, in order (the one
     /// that makes it an array last), an array stored before replaced, the
@@ -497,22 +520,7 @@ mod tests {
     #[test]
     fn many_arrays_keep_each_arrays_order_and_placement() {
         for v3 in [false, true] {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("d.zarr");
-            let mode = if v3 { "nczarr,v3,file" } else { "nczarr,file" };
-            let url = format!("file://{}#mode={mode}", path.display());
-            let mut ds = create_dataset(&url, NC_NETCDF4).unwrap();
-            let x = ds.def_dim(0, "x", 4).unwrap() as i32;
-            ds.def_var(0, "old", NcType::Int, &[x]).unwrap();
-            sync_all(&mut ds, Durability::Visible).unwrap();
-            ds.put_att(
-                0,
-                0,
-                "units",
-                NcType::Char,
-                crate::model::AttValue::Bytes(b"m".to_vec()),
-            )
-            .unwrap();
+            let (_dir, url, mut ds, x) = with_a_stored_array(v3);
             let n = 200;
             for i in 0..n {
                 ds.def_var(0, &format!("v{i}"), NcType::Float, &[x]).unwrap();
@@ -571,22 +579,7 @@ mod tests {
     #[test]
     fn new_arrays_are_stored_as_new_objects_in_steps() {
         for v3 in [false, true] {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("d.zarr");
-            let mode = if v3 { "nczarr,v3,file" } else { "nczarr,file" };
-            let url = format!("file://{}#mode={mode}", path.display());
-            let mut ds = create_dataset(&url, NC_NETCDF4).unwrap();
-            let x = ds.def_dim(0, "x", 4).unwrap() as i32;
-            ds.def_var(0, "old", NcType::Int, &[x]).unwrap();
-            sync_all(&mut ds, Durability::Visible).unwrap();
-            ds.put_att(
-                0,
-                0,
-                "units",
-                NcType::Char,
-                crate::model::AttValue::Bytes(b"m".to_vec()),
-            )
-            .unwrap();
+            let (_dir, url, mut ds, x) = with_a_stored_array(v3);
             ds.def_var(0, "a", NcType::Int, &[x]).unwrap();
             ds.def_var(0, "b", NcType::Float, &[x]).unwrap();
             let calls: Mutex<Vec<(Placement, Vec<String>)>> = Mutex::new(Vec::new());
