@@ -273,10 +273,7 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
             // the cache since (the dataset is borrowed all along).
             var.cache.clear_all_dirty();
         }
-        var.chunks_on_disk = true;
-        if var.stored_key.is_none() {
-            var.stored_key = Some(d.chunks.spec.node.clone());
-        }
+        var.chunks_stored(&d.chunks.spec.node);
     }
     match first_err {
         Some(e) => Err(e),

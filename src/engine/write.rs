@@ -244,6 +244,13 @@ impl Writer<'_> {
     /// batches (`whole_chunk_batch`). Returns whether some value was out of
     /// range for the file type (stored anyway, as netcdf-c does).
     fn store_whole(&self, var: &mut Var, store: &dyn Store, whole: &[&ChunkSel], per_batch: usize) -> NcResult<bool> {
+        if self.chunks.batched_writes() && !self.chunks.source.writes_together() && whole.len() > 1 {
+            // Two batches are held at once here: each of a plain batch's bytes.
+            let batch = chunks_per_batch(false, self.chunks.spec.chunk_bytes(), pool::threads());
+            let r = self.store_whole_concurrently(store, whole, batch);
+            var.chunks_stored(&self.chunks.spec.node);
+            return r;
+        }
         let mut out_of_range = false;
         let batch = whole_chunk_batch(
             whole.len(),
@@ -251,26 +258,13 @@ impl Writer<'_> {
             per_batch,
             self.chunks.source.chunks_per_object(),
         );
-        if self.chunks.batched_writes() && !self.chunks.source.writes_together() && whole.len() > 1 {
-            // Two batches are held at once here: each of a plain batch's bytes.
-            let batch = chunks_per_batch(false, self.chunks.spec.chunk_bytes(), pool::threads());
-            let r = self.store_whole_concurrently(store, whole, batch);
-            var.chunks_on_disk = true;
-            if var.stored_key.is_none() {
-                var.stored_key = Some(self.chunks.spec.node.clone());
-            }
-            return r;
-        }
         for jobs in whole.chunks(batch) {
             let results = if self.chunks.source.writes_together() {
                 self.store_together(jobs)
             } else {
                 run_jobs(jobs.to_vec(), |c| self.store_whole_chunk(c))
             };
-            var.chunks_on_disk = true;
-            if var.stored_key.is_none() {
-                var.stored_key = Some(self.chunks.spec.node.clone());
-            }
+            var.chunks_stored(&self.chunks.spec.node);
             for r in results {
                 out_of_range |= r?;
             }

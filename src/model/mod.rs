@@ -595,6 +595,15 @@ impl Var {
         }
     }
 
+    /// Chunks of this variable were stored under `node` (its folder's key):
+    /// the folder is there now, and strings keep their width.
+    pub fn chunks_stored(&mut self, node: &str) {
+        self.chunks_on_disk = true;
+        if self.stored_key.is_none() {
+            self.stored_key = Some(node.to_string());
+        }
+    }
+
     pub fn is_scalar(&self) -> bool {
         self.dimids.is_empty()
     }

@@ -827,39 +827,43 @@ impl S3Store {
 
     /// Store several objects concurrently: one result per object.
     fn put_many_async(&self, objs: &[(Key, Vec<u8>)]) -> Vec<StoreResult<()>> {
-        if let Err(e) = self.check_writable() {
-            return objs.iter().map(|_| Err(e)).collect();
-        }
-        let fut = futures::stream::iter(objs.iter().map(|(k, b)| async move {
-            if k.is_root() {
-                return Err(StoreError::InvalidKey);
-            }
-            self.put_async(k, b).await
-        }))
-        .buffered(self.opts.concurrency)
-        .collect::<Vec<_>>();
-        match block_on(fut) {
-            Ok(v) => v,
-            Err(e) => objs.iter().map(|_| Err(e)).collect(),
-        }
+        self.put_each(
+            objs.len(),
+            objs.iter().map(|(k, b)| async move {
+                if k.is_root() {
+                    return Err(StoreError::InvalidKey);
+                }
+                self.put_async(k, b).await
+            }),
+        )
     }
-}
 
-impl S3Store {
     /// `put_many_async` of owned objects, each sent from its own buffer.
     fn put_many_owned_async(&self, objs: Vec<(Key, Vec<u8>)>) -> Vec<StoreResult<()>> {
-        let n = objs.len();
+        self.put_each(
+            objs.len(),
+            objs.into_iter().map(|(k, b)| async move {
+                if k.is_root() {
+                    return Err(StoreError::InvalidKey);
+                }
+                self.put_parts_async(&k, Pieces::Owned(vec![Bytes::from(b)])).await
+            }),
+        )
+    }
+
+    /// Run `n` PUTs (`puts`, in order), up to `concurrency` at once: one
+    /// result per PUT, in order; every one fails alike when the store is
+    /// read-only or the runtime cannot run them.
+    fn put_each<F>(&self, n: usize, puts: impl Iterator<Item = F> + Send) -> Vec<StoreResult<()>>
+    where
+        F: std::future::Future<Output = StoreResult<()>> + Send,
+    {
         if let Err(e) = self.check_writable() {
             return vec![Err(e); n];
         }
-        let fut = futures::stream::iter(objs.into_iter().map(|(k, b)| async move {
-            if k.is_root() {
-                return Err(StoreError::InvalidKey);
-            }
-            self.put_parts_async(&k, Pieces::Owned(vec![Bytes::from(b)])).await
-        }))
-        .buffered(self.opts.concurrency)
-        .collect::<Vec<_>>();
+        let fut = futures::stream::iter(puts)
+            .buffered(self.opts.concurrency)
+            .collect::<Vec<_>>();
         match block_on(fut) {
             Ok(v) => v,
             Err(e) => vec![Err(e); n],
