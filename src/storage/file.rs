@@ -57,9 +57,12 @@
 //!   (its parent is recorded by the delete);
 //! - a directory where something failed stays recorded, as it was, for the
 //!   next flush, which retries it; the others are done;
-//! - the bookkeeping is bounded: past [`MAX_PENDING_NAMES`] names in all, a
-//!   directory that gets one more is synced whole (every regular file in it)
-//!   instead of by name;
+//! - the bookkeeping is bounded: it is split by directory into
+//!   [`SHARDS`] parts (each behind its own lock, so that the pool's threads,
+//!   which write into different directories at once, do not wait on each
+//!   other), each holding at most [`MAX_PENDING_NAMES`] / [`SHARDS`] names;
+//!   past that, a directory of that part that gets one more is synced whole
+//!   (every regular file in it) instead of by name;
 //! - in durable mode (`Store::expect_stable`: every nc_enddef and nc_close
 //!   will flush to `Stable`) each object is synced as it is written: a new
 //!   one, once linked, in the background by the store's `Syncer` (many in
@@ -117,7 +120,7 @@ pub struct FileStore {
     root: PathBuf,
     writable: bool,
     /// What the next stable flush makes durable.
-    pending: Mutex<Pending>,
+    pending: Record,
     /// Held for writing while empty directories are pruned, and for reading
     /// while a put creates the directories it needs and its temporary file
     /// in them, so a delete can never remove a directory between its creation
@@ -127,8 +130,9 @@ pub struct FileStore {
     /// root it has made since. A directory not in it does not exist yet (or
     /// another process made it: then `mkdir` finds it), so a put into it
     /// makes it first instead of trying the write and failing. `None` for an
-    /// opened store, whose puts try the write first.
-    made: Option<Mutex<PathSet>>,
+    /// opened store, whose puts try the write first. Split by directory as
+    /// the record ([`shard_of`]).
+    made: Option<Box<[Mutex<PathSet>]>>,
     /// Durable mode (`Store::expect_stable`): each object is synced as it
     /// is written (a new one in the background once linked, a replaced one
     /// before its rename), so a stable flush has only directories left to
@@ -480,9 +484,39 @@ fn remove_at<P: rustix::path::Arg + Copy>(
 }
 
 /// The most file names the bookkeeping of one store holds for its next
-/// stable flush (a few dozen bytes each, so a few MiB); past it, a directory
-/// that gets one more file is synced whole instead (see [`DirFiles::All`]).
+/// stable flush (a few dozen bytes each, so a few MiB), [`SHARDS`] parts of
+/// at most a `SHARDS`th each; past it, a directory of a full part that gets
+/// one more file is synced whole instead (see [`DirFiles::All`]).
 pub const MAX_PENDING_NAMES: usize = 1 << 16;
+
+/// How many parts the bookkeeping of a store (its record for the next
+/// stable flush, and the directories it made) is split into, by the hash of
+/// a directory's path, each part behind a lock of its own: the pool's
+/// threads each write into directories of their own, and with one lock for
+/// all they took turns at it for every object (with the paths split by
+/// their bytes, below, a create of 2000 arrays on tmpfs went from 38.9 to
+/// 36.4 ms, medians of 15).
+pub const SHARDS: usize = 16;
+
+/// The part of the bookkeeping that holds `dir`.
+fn shard_of(dir: &Path) -> usize {
+    use std::hash::BuildHasher;
+    let h = foldhash::fast::FixedState::with_seed(0x6e63_7a61_7272).hash_one(dir.as_os_str().as_bytes());
+    // (The low bits of the hash pick the part.)
+    h as usize & (SHARDS - 1)
+}
+
+/// A path the store built (the root, then a key's segments, each after one
+/// `/`) split into its directory and its last name, by its bytes: the
+/// same answer as `Path::parent` and `Path::file_name` for such paths,
+/// without parsing components. `None` for a path without a `/`.
+fn split_path(path: &Path) -> Option<(&Path, &OsStr)> {
+    let b = path.as_os_str().as_bytes();
+    let i = b.iter().rposition(|&c| c == b'/')?;
+    let dir = if i == 0 { &b[..1] } else { &b[..i] };
+    let name = &b[i + 1..];
+    (!name.is_empty()).then(|| (Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)))
+}
 
 /// The files of one directory that the next stable flush syncs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,7 +548,7 @@ pub struct Batch {
 #[derive(Debug, Default)]
 pub struct Pending {
     dirs: HashMap<OsString, DirFiles, FastHash>,
-    /// Names held in all of `dirs`, at most [`MAX_PENDING_NAMES`].
+    /// Names held in all of `dirs`, at most [`PART_NAMES`].
     names: usize,
     /// Files written (full paths) and directories changed since the last
     /// [`Pending::fold`], as they came: a write appends its path, with no
@@ -525,7 +559,10 @@ pub struct Pending {
 }
 
 /// How many paths [`Pending`] holds as they came before it folds them in.
-const LOG_FOLD_AT: usize = 1 << 14;
+const LOG_FOLD_AT: usize = 1 << 10;
+
+/// The most names one part of the record holds.
+const PART_NAMES: usize = MAX_PENDING_NAMES / SHARDS;
 
 impl Pending {
     /// The file at `path` was written (recorded as it came; see `files`).
@@ -552,7 +589,7 @@ impl Pending {
             self.dir_changed(&dir);
         }
         for path in std::mem::take(&mut self.files) {
-            if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
+            if let Some((dir, name)) = split_path(&path) {
                 self.file_written(dir, name);
             }
         }
@@ -568,7 +605,7 @@ impl Pending {
 
     /// The file `name` of `dir` was written (renamed into place).
     pub fn file_written(&mut self, dir: &Path, name: &OsStr) {
-        let full = self.names >= MAX_PENDING_NAMES;
+        let full = self.names >= PART_NAMES;
         let files = match self.dirs.get_mut(dir.as_os_str()) {
             Some(f) => f,
             None => self
@@ -631,6 +668,68 @@ impl Pending {
     pub fn files_of(&mut self, dir: &Path) -> Option<&DirFiles> {
         self.fold();
         self.dirs.get(dir.as_os_str())
+    }
+}
+
+/// What the next stable flush of a store makes durable, in [`SHARDS`]
+/// parts by directory (a directory's entries and files are all in the part
+/// [`shard_of`] it), each behind its own lock.
+#[derive(Debug)]
+struct Record {
+    parts: Box<[Mutex<Pending>]>,
+}
+
+impl Record {
+    fn new() -> Record {
+        Record {
+            parts: (0..SHARDS).map(|_| Mutex::new(Pending::default())).collect(),
+        }
+    }
+
+    /// The part with index `i`. A poisoned lock only means that another
+    /// thread panicked while inserting; every insert leaves the sets valid.
+    fn part(&self, i: usize) -> std::sync::MutexGuard<'_, Pending> {
+        self.parts[i].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The file at `path` (a path the store built) was written.
+    fn log_file(&self, path: PathBuf) {
+        let i = split_path(&path).map_or(0, |(dir, _)| shard_of(dir));
+        self.part(i).log_file(path);
+    }
+
+    /// The entries of `dir` changed.
+    fn log_dir(&self, dir: &Path) {
+        self.part(shard_of(dir)).log_dir(dir.to_path_buf());
+    }
+
+    fn file_written(&self, dir: &Path, name: &OsStr) {
+        self.part(shard_of(dir)).file_written(dir, name);
+    }
+
+    /// Everything recorded, as one batch per directory; the record is empty
+    /// afterwards.
+    fn take(&self) -> Vec<Batch> {
+        (0..SHARDS).flat_map(|i| self.part(i).take()).collect()
+    }
+
+    fn restore(&self, b: Batch) {
+        self.part(shard_of(&b.dir)).restore(b);
+    }
+
+    /// How many directories and file names are recorded.
+    #[cfg(test)]
+    fn counts(&self) -> (usize, usize) {
+        (0..SHARDS).fold((0, 0), |(d, n), i| {
+            let (pd, pn) = self.part(i).counts();
+            (d + pd, n + pn)
+        })
+    }
+
+    /// What is recorded for `dir`.
+    #[cfg(test)]
+    fn files_of(&self, dir: &Path) -> Option<DirFiles> {
+        self.part(shard_of(dir)).files_of(dir).cloned()
     }
 }
 
@@ -783,7 +882,7 @@ impl FileStore {
             Err(e) => return Err(io_error("stat", root, &e)),
         }
         let mut store = FileStore::new(root, true);
-        store.made = Some(Mutex::new(PathSet::default()));
+        store.made = Some((0..SHARDS).map(|_| Mutex::new(PathSet::default())).collect());
         // (As the store keeps it, the bookkeeping's key for it.)
         let root = store.root.clone();
         store.dir_changed(&root);
@@ -804,18 +903,22 @@ impl FileStore {
             // pushing onto this one.
             root: root.components().collect(),
             writable,
-            pending: Mutex::new(Pending::default()),
+            pending: Record::new(),
             tree: RwLock::new(()),
             made: None,
             syncer: OnceLock::new(),
         }
     }
 
-    /// Whether `dir` is known not to exist yet (see `made`).
-    fn surely_missing(&self, dir: &Path) -> bool {
-        self.made
-            .as_ref()
-            .is_some_and(|m| dir != self.root && !m.lock().unwrap_or_else(|p| p.into_inner()).contains(dir.as_os_str()))
+    /// Whether `dir` (in part `shard`) is known not to exist yet (see `made`).
+    fn surely_missing(&self, dir: &Path, shard: usize) -> bool {
+        self.made.as_ref().is_some_and(|m| {
+            dir != self.root
+                && !m[shard]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .contains(dir.as_os_str())
+        })
     }
 
     /// Run `write` (which makes an object of `path` in `dir`); when `dir` is
@@ -823,16 +926,18 @@ impl FileStore {
     /// directories, and hold the tree so that no delete prunes them before
     /// `write` has put its file there.
     fn in_dir<T>(&self, path: &Path, dir: &Path, write: impl Fn() -> io::Result<T>) -> StoreResult<T> {
-        if !self.surely_missing(dir) {
+        let shard = shard_of(dir);
+        if !self.surely_missing(dir, shard) {
             match write() {
                 Err(e) if e.kind() == ErrorKind::NotFound => {}
                 r => return r.map_err(|e| io_error("write", path, &e)),
             }
         }
         let _guard = self.tree.read().unwrap_or_else(|p| p.into_inner());
-        self.make_parents(path)?;
+        self.make_parents(dir)?;
         if let Some(m) = &self.made {
-            m.lock()
+            m[shard]
+                .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(dir.as_os_str().to_owned());
         }
@@ -844,9 +949,13 @@ impl FileStore {
         &self.root
     }
 
-    /// The path of a key; keys naming our temporary files are refused.
+    /// The path of a key (the root, then each segment after one `/`); keys
+    /// naming our temporary files are refused.
     fn path_of(&self, key: &Key) -> StoreResult<PathBuf> {
-        let mut p = self.root.clone();
+        use std::os::unix::ffi::OsStringExt;
+        let root = self.root.as_os_str().as_bytes();
+        let mut p = Vec::with_capacity(root.len() + 1 + key.as_str().len());
+        p.extend_from_slice(root);
         for seg in key.segments() {
             if is_tmp_name(seg) {
                 crate::nclog!(
@@ -857,9 +966,12 @@ impl FileStore {
                 );
                 return Err(StoreError::InvalidKey);
             }
-            p.push(seg);
+            if p.last() != Some(&b'/') {
+                p.push(b'/');
+            }
+            p.extend_from_slice(seg.as_bytes());
         }
-        Ok(p)
+        Ok(PathBuf::from(OsString::from_vec(p)))
     }
 
     fn check_writable(&self) -> StoreResult<()> {
@@ -871,16 +983,14 @@ impl FileStore {
         }
     }
 
-    /// The bookkeeping of the next stable flush. A poisoned lock only means
-    /// that another thread panicked while inserting; every insert leaves the
-    /// sets valid.
-    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    /// The bookkeeping of the next stable flush.
+    fn pending(&self) -> &Record {
+        &self.pending
     }
 
     /// Record that the entries of `dir` changed (for the next stable flush).
     fn dir_changed(&self, dir: &Path) {
-        self.pending().log_dir(dir.to_path_buf());
+        self.pending.log_dir(dir);
     }
 
     /// Make durable what `pending` holds: first every recorded file
@@ -924,11 +1034,10 @@ impl FileStore {
             failed[i] = Some(e);
         }
         let mut first = None;
-        let mut pending = self.pending();
         for (b, e) in batches.into_iter().zip(failed) {
             if let Some(e) = e {
                 first.get_or_insert(e);
-                pending.restore(b);
+                self.pending.restore(b);
             }
         }
         first.map_or(Ok(()), Err)
@@ -943,21 +1052,20 @@ impl FileStore {
         if failed.is_empty() {
             return;
         }
-        let mut pending = self.pending();
         for (dir, name, e) in failed {
             let _ = io_error("fdatasync", &dir.join(&name), &e);
-            pending.file_written(&dir, &name);
+            self.pending.file_written(&dir, &name);
         }
     }
 
-    /// Create the directories leading to `path` (below the root), one level at
-    /// a time so that each new directory's parent is recorded for `flush`.
-    /// Starts over when a concurrent delete removes a level just made.
-    fn make_parents(&self, path: &Path) -> StoreResult<()> {
-        let Some(parent) = path.parent() else {
+    /// Create the directory `parent` (below the root) and those leading to
+    /// it, one level at a time so that each new directory's parent is
+    /// recorded for `flush`. Starts over when a concurrent delete removes a
+    /// level just made.
+    fn make_parents(&self, parent: &Path) -> StoreResult<()> {
+        if parent == self.root {
             return Ok(());
-        };
-        let rel = parent.strip_prefix(&self.root).map_err(|_| StoreError::Internal)?;
+        }
         let mut attempt = 0;
         'again: loop {
             // Usually only the last level is missing (a new variable's
@@ -966,6 +1074,7 @@ impl FileStore {
             if self.make_dir(parent).is_ok() {
                 return Ok(());
             }
+            let rel = parent.strip_prefix(&self.root).map_err(|_| StoreError::Internal)?;
             let mut cur = self.root.clone();
             for comp in rel.components() {
                 cur.push(comp);
@@ -996,10 +1105,9 @@ impl FileStore {
     fn make_dir(&self, dir: &Path) -> io::Result<()> {
         match DirBuilder::new().mode(DIR_MODE).create(dir) {
             Ok(()) => {
-                let mut pending = self.pending();
-                pending.log_dir(dir.to_path_buf());
-                if let Some(p) = dir.parent() {
-                    pending.log_dir(p.to_path_buf());
+                self.pending.log_dir(dir);
+                if let Some((p, _)) = split_path(dir) {
+                    self.pending.log_dir(p);
                 }
                 Ok(())
             }
@@ -1326,8 +1434,7 @@ impl Store for FileStore {
             return Err(StoreError::InvalidKey);
         }
         let path = self.path_of(key)?;
-        let dir = path.parent().ok_or(StoreError::Internal)?;
-        let name = path.file_name().ok_or(StoreError::Internal)?;
+        let (dir, name) = split_path(&path).ok_or(StoreError::Internal)?;
         let syncer = self.syncer.get();
         // In a store this process created, objects are mostly new: linked
         // into place from an anonymous file. Replacing one takes the rename.
@@ -1341,7 +1448,7 @@ impl Store for FileStore {
                     s.submit(file, dir, name);
                     self.dir_changed(dir);
                 }
-                None => self.pending().log_file(path),
+                None => self.pending.log_file(path),
             }
             return Ok(());
         }
@@ -1355,7 +1462,7 @@ impl Store for FileStore {
         if syncer.is_some() {
             self.dir_changed(dir);
         } else {
-            self.pending().log_file(path);
+            self.pending.log_file(path);
         }
         Ok(())
     }
@@ -1366,8 +1473,7 @@ impl Store for FileStore {
             return self.put(key, data);
         }
         let path = self.path_of(key)?;
-        let dir = path.parent().ok_or(StoreError::Internal)?;
-        let name = path.file_name().ok_or(StoreError::Internal)?;
+        let (dir, name) = split_path(&path).ok_or(StoreError::Internal)?;
         let Some(file) = self.in_dir(&path, dir, || FileStore::write_new(&path, data))? else {
             // Something is there already: replaced whole.
             return self.put(key, data);
@@ -1377,7 +1483,7 @@ impl Store for FileStore {
                 s.submit(file, dir, name);
                 self.dir_changed(dir);
             }
-            None => self.pending().log_file(path),
+            None => self.pending.log_file(path),
         }
         Ok(())
     }
@@ -1514,7 +1620,7 @@ mod tests {
         store.put(&key("v/0"), b"x").unwrap();
         // The parent, the root and v; the root once, with its .zgroup.
         assert_eq!(store.pending().counts(), (3, 2));
-        assert_eq!(store.pending().files_of(store.root()), Some(&named(&[".zgroup"])));
+        assert_eq!(store.pending().files_of(store.root()), Some(named(&[".zgroup"])));
     }
 
     #[test]
@@ -1585,25 +1691,59 @@ mod tests {
         let mut p = Pending::default();
         let (a, b) = (Path::new("/ds/a"), Path::new("/ds/b"));
         p.file_written(b, OsStr::new("first"));
-        for i in 0..MAX_PENDING_NAMES - 1 {
+        for i in 0..PART_NAMES - 1 {
             p.file_written(a, OsStr::new(&i.to_string()));
         }
-        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        assert_eq!(p.counts(), (2, PART_NAMES));
         // A name already held costs nothing, even when full.
         p.file_written(a, OsStr::new("0"));
         p.file_written(b, OsStr::new("first"));
-        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        assert_eq!(p.counts(), (2, PART_NAMES));
         // One more: its directory is synced whole, and its names are freed.
         p.file_written(b, OsStr::new("second"));
         assert_eq!(p.files_of(b), Some(&DirFiles::All));
-        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES - 1));
+        assert_eq!(p.counts(), (2, PART_NAMES - 1));
         p.file_written(b, OsStr::new("third"));
-        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES - 1));
+        assert_eq!(p.counts(), (2, PART_NAMES - 1));
         p.file_written(a, OsStr::new("new"));
-        assert_eq!(p.counts(), (2, MAX_PENDING_NAMES));
+        assert_eq!(p.counts(), (2, PART_NAMES));
         p.file_written(a, OsStr::new("newer"));
         assert_eq!(p.files_of(a), Some(&DirFiles::All));
         assert_eq!(p.counts(), (2, 0));
+    }
+
+    /// The store's own splitting of the paths it builds agrees with
+    /// `Path`'s, and every directory's record lives in one part.
+    #[test]
+    fn paths_split_as_path_does_and_a_directory_stays_in_its_part() {
+        for p in ["/ds/v/0", "/ds/.zgroup", "/a", "ds.zarr/v/.zarray", "./ds/g/v/0.0"] {
+            let path = Path::new(p);
+            assert_eq!(
+                split_path(path),
+                Some((path.parent().unwrap(), path.file_name().unwrap())),
+                "{p}"
+            );
+        }
+        assert_eq!(split_path(Path::new("name")), None);
+        let tmp = tempfile::tempdir().unwrap();
+        let s = FileStore::create(&tmp.path().join("ds"), Replace::Never).unwrap();
+        let root = s.root().to_path_buf();
+        assert_eq!(s.path_of(&key("g/v/0")).unwrap(), root.join("g").join("v").join("0"));
+        assert_eq!(s.path_of(&Key::root()).unwrap(), root);
+        let r = Record::new();
+        for i in 0..200 {
+            let dir = PathBuf::from(format!("/ds/v{i}"));
+            r.log_dir(&dir);
+            r.log_file(dir.join("0"));
+            r.log_file(dir.join(".zarray"));
+            r.file_written(&dir, OsStr::new("0"));
+        }
+        assert_eq!(r.counts(), (200, 400));
+        assert_eq!(r.files_of(Path::new("/ds/v7")), Some(named(&["0", ".zarray"])));
+        let batches = r.take();
+        assert_eq!(batches.len(), 200);
+        assert!(batches.iter().all(|b| b.files == named(&["0", ".zarray"])));
+        assert_eq!(r.counts(), (0, 0));
     }
 
     #[test]
@@ -1663,8 +1803,8 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["0", "1"]);
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&["0", "1"])));
-        assert_eq!(s.pending().files_of(&root.join("w/c")), Some(&named(&["0"])));
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&["0", "1"])));
+        assert_eq!(s.pending().files_of(&root.join("w/c")), Some(named(&["0"])));
         // A directory removed behind the store's back is made again.
         fs::remove_dir_all(root.join("w")).unwrap();
         s.put(&key("w/c/1"), b"again").unwrap();
@@ -1678,14 +1818,14 @@ mod tests {
         let s = FileStore::create(&root, Replace::Never).unwrap();
         let want_new = [(root.clone(), named(&[])), (dir.path().to_path_buf(), named(&[]))];
         for (d, f) in &want_new {
-            assert_eq!(s.pending().files_of(d), Some(f));
+            assert_eq!(s.pending().files_of(d), Some(f.clone()));
         }
         s.put(&key(".zgroup"), b"{}").unwrap();
         s.put(&key("v/0"), b"0").unwrap();
         s.put(&key("v/1"), b"1").unwrap();
         s.put(&key("v/0"), b"again").unwrap();
-        assert_eq!(s.pending().files_of(&root), Some(&named(&[".zgroup"])));
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&["0", "1"])));
+        assert_eq!(s.pending().files_of(&root), Some(named(&[".zgroup"])));
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&["0", "1"])));
         assert_eq!(s.pending().counts(), (3, 3));
         s.flush(Durability::Visible).unwrap();
         assert_eq!(s.pending().counts(), (3, 3));
@@ -1693,10 +1833,10 @@ mod tests {
         assert_eq!(s.pending().counts(), (0, 0));
         // A delete changes its directory, and a pruned directory its parent.
         s.delete(&key("v/0")).unwrap();
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(&named(&[])));
+        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&[])));
         s.delete(&key("v/1")).unwrap();
         assert!(!root.join("v").exists());
-        assert_eq!(s.pending().files_of(&root), Some(&named(&[])));
+        assert_eq!(s.pending().files_of(&root), Some(named(&[])));
         s.flush(Durability::Stable).unwrap();
         // A written file deleted before the flush is no error.
         s.put(&key("w/x/0"), b"0").unwrap();
@@ -1777,7 +1917,7 @@ mod tests {
         assert_eq!(r, Err(StoreError::Io));
         assert!(!sorted(&log).contains(&("dir", root.join("b"))));
         assert_eq!(s.pending().counts(), (1, 1));
-        assert_eq!(s.pending().files_of(&root.join("b")), Some(&named(&["1"])));
+        assert_eq!(s.pending().files_of(&root.join("b")), Some(named(&["1"])));
         // The directory fails: it stays with its files.
         s.put(&key("b/2"), b"2").unwrap();
         let r = s.sync_pending(&recording(&log, &[root.join("b")]));
@@ -1790,7 +1930,7 @@ mod tests {
                 ("file", root.join("b/2")),
             ]
         );
-        assert_eq!(s.pending().files_of(&root.join("b")), Some(&named(&["1", "2"])));
+        assert_eq!(s.pending().files_of(&root.join("b")), Some(named(&["1", "2"])));
         s.flush(Durability::Stable).unwrap();
         assert_eq!(s.pending().counts(), (0, 0));
     }
