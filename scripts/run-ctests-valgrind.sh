@@ -20,7 +20,7 @@ for storage in file zip; do
 for t in "$build"/ctests/t_*; do
     [ -x "$t" ] || continue
     name="$(basename "$t").$storage"
-    if NCZ_TEST_STORAGE="$storage" NCZ_TEST_DIR="$scratch/$name" valgrind -q --error-exitcode=99 --leak-check=full \
+    if NCZARR_ALLOCATOR=system NCZ_TEST_STORAGE="$storage" NCZ_TEST_DIR="$scratch/$name" valgrind -q --error-exitcode=99 --leak-check=full \
         --errors-for-leak-kinds=definite "$t" >"$scratch/$name.log" 2>&1; then
         echo "PASS $name"
         pass=$((pass + 1))

@@ -1,4 +1,5 @@
-//! Bindings to the C libraries the library calls (not exports): c-blosc and
+//! Bindings to the C libraries the library calls (not exports): mimalloc,
+//! the allocator of the library's own memory (`alloc.rs`), c-blosc and
 //! the LZ4 block decoder it links,
 //! Intel's ISA-L (through `c/isal.c`), libaec's szip API (`szip.rs`),
 //! HDF5-style filter plugins loaded with
@@ -7,6 +8,7 @@
 //! and the SSE2 unshuffle (`simd.rs`).
 //! Each `unsafe` block here says why the call is sound.
 
+pub mod alloc;
 pub mod blosc;
 pub mod isal;
 pub mod lz4;
