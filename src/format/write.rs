@@ -249,8 +249,21 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
         }
     }
     for g in 0..ds.groups.len() {
+        let group_key = ds.group_key(g);
         for vi in 0..ds.groups[g].vars.len() {
-            let want = ds.var_key(g, &ds.groups[g].vars[vi].name);
+            let var = &ds.groups[g].vars[vi];
+            // A variable never stored has nothing to move; one stored where
+            // its name says has nothing either.
+            let Some(old) = var.stored_key.as_deref() else { continue };
+            let stored_here = match old.strip_suffix(var.name.as_str()) {
+                Some("") => group_key.is_empty(),
+                Some(prefix) => prefix.strip_suffix('/') == Some(group_key.as_str()),
+                None => false,
+            };
+            if stored_here {
+                continue;
+            }
+            let want = crate::model::key_in(&group_key, &var.name);
             if let Some(old) = ds.groups[g].vars[vi].stored_key.clone()
                 && old != want
             {
@@ -275,9 +288,11 @@ fn json_obj(key: &str, v: &Out) -> NcResult<(Key, Vec<u8>)> {
 pub(super) fn dirty_arrays(ds: &Dataset) -> Vec<(usize, usize, String)> {
     let mut dirty = Vec::new();
     for g in 0..ds.groups.len() {
+        let mut group_key = None;
         for (vi, var) in ds.groups[g].vars.iter().enumerate() {
             if var.meta_dirty {
-                dirty.push((g, vi, ds.var_key(g, &var.name)));
+                let gk = group_key.get_or_insert_with(|| ds.group_key(g));
+                dirty.push((g, vi, crate::model::key_in(gk, &var.name)));
             }
         }
     }

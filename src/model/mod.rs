@@ -725,12 +725,7 @@ impl Dataset {
 
     /// Storage key of a variable's folder.
     pub fn var_key(&self, grp: usize, name: &str) -> String {
-        let g = self.group_key(grp);
-        if g.is_empty() {
-            name.to_string()
-        } else {
-            format!("{g}/{name}")
-        }
+        key_in(&self.group_key(grp), name)
     }
 
     /// Is `anc` the group `grp` or one of its ancestors?
@@ -986,6 +981,9 @@ impl Dataset {
     /// Fix a string variable's width from the user's attributes while no
     /// chunk is stored yet. Returns whether the width was chosen explicitly.
     pub fn settle_string_width(&mut self, grp: usize, varid: i32) -> bool {
+        if self.var(grp, varid).map_or(true, |v| v.ty != NcType::String) {
+            return false;
+        }
         let explicit = self.explicit_string_width(grp, varid);
         let Ok(v) = self.var_mut(grp, varid) else { return false };
         if v.ty != NcType::String {
@@ -1444,6 +1442,16 @@ pub fn default_chunks(shape: &[usize], unlimited: &[bool], type_size: usize) -> 
         }
     }
     chunks
+}
+
+/// The storage key of `name` in the group whose key is `group_key` ("" for
+/// the root): a variable's folder, as [`Dataset::var_key`] gives it.
+pub fn key_in(group_key: &str, name: &str) -> String {
+    if group_key.is_empty() {
+        name.to_string()
+    } else {
+        format!("{group_key}/{name}")
+    }
 }
 
 #[cfg(test)]
