@@ -240,7 +240,9 @@ pub fn flush_chunks(ds: &mut Dataset) -> NcResult<()> {
         } else if jobs.len() == 1 {
             jobs.iter().map(put).collect()
         } else {
-            let per_task = jobs.len().div_ceil(pool::threads().max(1) * 8).max(1);
+            // Small tasks (as `format::write::store_array_objects`'s): no
+            // thread idles at the end while the other finishes a large one.
+            let per_task = jobs.len().div_ceil(pool::threads().max(1) * 32).max(1);
             pool::on_pool(|| jobs.par_chunks(per_task).flat_map_iter(|c| c.iter().map(put)).collect())
         }
     };

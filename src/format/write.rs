@@ -339,9 +339,11 @@ pub(super) fn store_array_objects(
             };
             one(d)?.into_iter().try_for_each(|obj| put_all(store, vec![obj], how))
         };
-        // A few tasks per thread: one array per task would spend more time
-        // waking threads than writing.
-        let per_task = dirty.len().div_ceil(crate::runtime::pool::threads() * 4).max(1);
+        // Tasks of some dozens of arrays: one array per task would spend
+        // more time handing out work than writing, and a few large tasks
+        // leave a thread idle at the end while the other finishes its last
+        // one (or waits for its core, on a busy machine).
+        let per_task = dirty.len().div_ceil(crate::runtime::pool::threads() * 32).max(1);
         return crate::runtime::pool::on_pool(|| {
             dirty
                 .par_chunks(per_task)
