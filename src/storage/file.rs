@@ -1063,9 +1063,6 @@ impl FileStore {
     /// recorded for `flush`. Starts over when a concurrent delete removes a
     /// level just made.
     fn make_parents(&self, parent: &Path) -> StoreResult<()> {
-        if parent == self.root {
-            return Ok(());
-        }
         let mut attempt = 0;
         'again: loop {
             // Usually only the last level is missing (a new variable's
