@@ -986,9 +986,6 @@ impl Dataset {
         }
         let explicit = self.explicit_string_width(grp, varid);
         let Ok(v) = self.var_mut(grp, varid) else { return false };
-        if v.ty != NcType::String {
-            return false;
-        }
         if let (Some(n), false) = (explicit, v.chunks_on_disk)
             && v.string_layout != StringLayout::Fixed(n)
         {
