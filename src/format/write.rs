@@ -255,23 +255,12 @@ fn apply_renames(ds: &mut Dataset) -> NcResult<()> {
             // A variable never stored has nothing to move; one stored where
             // its name says has nothing either.
             let Some(old) = var.stored_key.as_deref() else { continue };
-            let stored_here = match old.strip_suffix(var.name.as_str()) {
-                Some("") => group_key.is_empty(),
-                Some(prefix) => prefix.strip_suffix('/') == Some(group_key.as_str()),
-                None => false,
-            };
-            if stored_here {
+            if crate::model::is_key_in(old, &group_key, &var.name) {
                 continue;
             }
             let want = crate::model::key_in(&group_key, &var.name);
-            if let Some(old) = ds.groups[g].vars[vi].stored_key.clone()
-                && old != want
-            {
-                {
-                    move_tree(store.as_ref(), &Key::new(&old)?, &Key::new(&want)?)?;
-                    ds.groups[g].vars[vi].stored_key = Some(want);
-                }
-            }
+            move_tree(store.as_ref(), &Key::new(old)?, &Key::new(&want)?)?;
+            ds.groups[g].vars[vi].stored_key = Some(want);
         }
     }
     Ok(())

@@ -1451,6 +1451,15 @@ pub fn key_in(group_key: &str, name: &str) -> String {
     }
 }
 
+/// Whether `key` is [`key_in`]`(group_key, name)`, without building it.
+pub fn is_key_in(key: &str, group_key: &str, name: &str) -> bool {
+    match key.strip_suffix(name) {
+        Some("") => group_key.is_empty(),
+        Some(prefix) => prefix.strip_suffix('/') == Some(group_key),
+        None => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1506,6 +1515,19 @@ mod tests {
         assert!(list.index.is_some());
         assert!(list.has_any(&["a", "b"]));
         assert!(!list.has_any(&["a", "c"]));
+    }
+
+    #[test]
+    fn a_key_is_recognised_as_the_one_key_in_builds() {
+        for (g, n) in [("", "v"), ("g", "v"), ("g/h", "v"), ("g", "gv")] {
+            let k = key_in(g, n);
+            assert!(is_key_in(&k, g, n), "{g:?} {n:?}");
+        }
+        assert!(!is_key_in("v", "g", "v"));
+        assert!(!is_key_in("g/v", "", "v"));
+        assert!(!is_key_in("gv", "g", "v"));
+        assert!(!is_key_in("x/g/v", "g", "v"));
+        assert!(!is_key_in("g/w", "g", "v"));
     }
 
     #[test]

@@ -981,11 +981,6 @@ impl FileStore {
         }
     }
 
-    /// The bookkeeping of the next stable flush.
-    fn pending(&self) -> &Record {
-        &self.pending
-    }
-
     /// Record that the entries of `dir` changed (for the next stable flush).
     fn dir_changed(&self, dir: &Path) {
         self.pending.log_dir(dir);
@@ -1003,7 +998,7 @@ impl FileStore {
         D: Fn(&Path) -> StoreResult<()> + Sync,
     {
         use crate::runtime::pool::run_waiting;
-        let batches = self.pending().take();
+        let batches = self.pending.take();
         if batches.is_empty() {
             return Ok(());
         }
@@ -1100,9 +1095,9 @@ impl FileStore {
     fn make_dir(&self, dir: &Path) -> io::Result<()> {
         match DirBuilder::new().mode(DIR_MODE).create(dir) {
             Ok(()) => {
-                self.pending.log_dir(dir);
+                self.dir_changed(dir);
                 if let Some((p, _)) = split_path(dir) {
-                    self.pending.log_dir(p);
+                    self.dir_changed(p);
                 }
                 Ok(())
             }
@@ -1614,8 +1609,8 @@ mod tests {
         store.put(&key(".zgroup"), b"{}").unwrap();
         store.put(&key("v/0"), b"x").unwrap();
         // The parent, the root and v; the root once, with its .zgroup.
-        assert_eq!(store.pending().counts(), (3, 2));
-        assert_eq!(store.pending().files_of(store.root()), Some(named(&[".zgroup"])));
+        assert_eq!(store.pending.counts(), (3, 2));
+        assert_eq!(store.pending.files_of(store.root()), Some(named(&[".zgroup"])));
     }
 
     #[test]
@@ -1798,8 +1793,8 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["0", "1"]);
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&["0", "1"])));
-        assert_eq!(s.pending().files_of(&root.join("w/c")), Some(named(&["0"])));
+        assert_eq!(s.pending.files_of(&root.join("v")), Some(named(&["0", "1"])));
+        assert_eq!(s.pending.files_of(&root.join("w/c")), Some(named(&["0"])));
         // A directory removed behind the store's back is made again.
         fs::remove_dir_all(root.join("w")).unwrap();
         s.put(&key("w/c/1"), b"again").unwrap();
@@ -1813,32 +1808,32 @@ mod tests {
         let s = FileStore::create(&root, Replace::Never).unwrap();
         let want_new = [(root.clone(), named(&[])), (dir.path().to_path_buf(), named(&[]))];
         for (d, f) in &want_new {
-            assert_eq!(s.pending().files_of(d), Some(f.clone()));
+            assert_eq!(s.pending.files_of(d), Some(f.clone()));
         }
         s.put(&key(".zgroup"), b"{}").unwrap();
         s.put(&key("v/0"), b"0").unwrap();
         s.put(&key("v/1"), b"1").unwrap();
         s.put(&key("v/0"), b"again").unwrap();
-        assert_eq!(s.pending().files_of(&root), Some(named(&[".zgroup"])));
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&["0", "1"])));
-        assert_eq!(s.pending().counts(), (3, 3));
+        assert_eq!(s.pending.files_of(&root), Some(named(&[".zgroup"])));
+        assert_eq!(s.pending.files_of(&root.join("v")), Some(named(&["0", "1"])));
+        assert_eq!(s.pending.counts(), (3, 3));
         s.flush(Durability::Visible).unwrap();
-        assert_eq!(s.pending().counts(), (3, 3));
+        assert_eq!(s.pending.counts(), (3, 3));
         s.flush(Durability::Stable).unwrap();
-        assert_eq!(s.pending().counts(), (0, 0));
+        assert_eq!(s.pending.counts(), (0, 0));
         // A delete changes its directory, and a pruned directory its parent.
         s.delete(&key("v/0")).unwrap();
-        assert_eq!(s.pending().files_of(&root.join("v")), Some(named(&[])));
+        assert_eq!(s.pending.files_of(&root.join("v")), Some(named(&[])));
         s.delete(&key("v/1")).unwrap();
         assert!(!root.join("v").exists());
-        assert_eq!(s.pending().files_of(&root), Some(named(&[])));
+        assert_eq!(s.pending.files_of(&root), Some(named(&[])));
         s.flush(Durability::Stable).unwrap();
         // A written file deleted before the flush is no error.
         s.put(&key("w/x/0"), b"0").unwrap();
-        assert_eq!(s.pending().counts(), (3, 1));
+        assert_eq!(s.pending.counts(), (3, 1));
         fs::remove_dir_all(root.join("w")).unwrap();
         s.flush(Durability::Stable).unwrap();
-        assert_eq!(s.pending().counts(), (0, 0));
+        assert_eq!(s.pending.counts(), (0, 0));
     }
 
     /// Sync operations that record their paths, failing for the given ones.
@@ -1911,8 +1906,8 @@ mod tests {
         let r = s.sync_pending(&recording(&log, &[root.join("b/1")]));
         assert_eq!(r, Err(StoreError::Io));
         assert!(!sorted(&log).contains(&("dir", root.join("b"))));
-        assert_eq!(s.pending().counts(), (1, 1));
-        assert_eq!(s.pending().files_of(&root.join("b")), Some(named(&["1"])));
+        assert_eq!(s.pending.counts(), (1, 1));
+        assert_eq!(s.pending.files_of(&root.join("b")), Some(named(&["1"])));
         // The directory fails: it stays with its files.
         s.put(&key("b/2"), b"2").unwrap();
         let r = s.sync_pending(&recording(&log, &[root.join("b")]));
@@ -1925,9 +1920,9 @@ mod tests {
                 ("file", root.join("b/2")),
             ]
         );
-        assert_eq!(s.pending().files_of(&root.join("b")), Some(named(&["1", "2"])));
+        assert_eq!(s.pending.files_of(&root.join("b")), Some(named(&["1", "2"])));
         s.flush(Durability::Stable).unwrap();
-        assert_eq!(s.pending().counts(), (0, 0));
+        assert_eq!(s.pending.counts(), (0, 0));
     }
 
     #[test]
@@ -1941,7 +1936,7 @@ mod tests {
         std::os::unix::fs::symlink("/nonexistent", v.join("link")).unwrap();
         fs::write(v.join(format!("{TMP_PREFIX}1.2")), b"t").unwrap();
         s.sync_pending(&recording(&Mutex::new(Vec::new()), &[])).unwrap();
-        s.pending().restore(Batch {
+        s.pending.restore(Batch {
             dir: v.clone(),
             files: DirFiles::All,
         });
